@@ -1,0 +1,46 @@
+/** `./loupe test`: install what the tests need, lint and type-check, then run the whole suite. */
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import { ROOT } from "../common/config.ts";
+import { createLogger } from "../common/logger.ts";
+import { ensureDebianPackages } from "../common/system.ts";
+
+/** Debian packages the suite uses as real peers and oracles; installed when root, else suites skip. */
+export const TEST_SYSTEM_PACKAGES: string[] = [];
+
+export async function test(args: string[]): Promise<number | undefined> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { "no-lint": { type: "boolean" }, "no-install": { type: "boolean" } },
+  });
+  const log = createLogger("info", "test");
+  if (!values["no-install"]) {
+    const missing = ensureDebianPackages(TEST_SYSTEM_PACKAGES, log);
+    if (missing.length > 0) log.warn(`suites needing ${missing.join(", ")} will be skipped`);
+  }
+  if (!values["no-lint"]) {
+    if (!step("lint (biome)", "biome", ["check", "."])) return 1;
+    if (!step("type-check (tsc)", "tsc", ["-p", "tsconfig.json"])) return 1;
+  }
+  const files = positionals.length > 0 ? positionals : ["test/**/*.test.ts"];
+  const ok = step("tests", process.execPath, [
+    "--disable-warning=ExperimentalWarning",
+    "--test",
+    "--test-concurrency=2",
+    "--test-timeout=300000",
+    ...files,
+  ]);
+  return ok ? 0 : 1;
+}
+
+function step(title: string, command: string, args: string[]): boolean {
+  process.stdout.write(`\n── ${title} ──\n`);
+  const r = spawnSync(command, args, {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" },
+  });
+  if (r.error) process.stderr.write(`${title}: ${r.error.message}\n`);
+  return r.status === 0;
+}

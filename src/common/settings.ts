@@ -1,0 +1,110 @@
+/**
+ * Typed environment settings. Each service declares its settings with these builders; values are
+ * parsed and validated once at start, and every problem is reported together.
+ */
+
+export interface Setting<T> {
+  readonly env: string;
+  readonly defaultValue: T;
+  readonly describe: string;
+  parse(raw: string): T;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+function setting<T>(env: string, defaultValue: T, describe: string, parse: (raw: string) => T): Setting<T> {
+  return { env, defaultValue, describe, parse };
+}
+
+export function integer(
+  env: string,
+  defaultValue: number,
+  describe: string,
+  bounds: { min?: number; max?: number } = {},
+): Setting<number> {
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = bounds;
+  return setting(env, defaultValue, describe, (raw) => {
+    if (!/^-?\d+$/.test(raw.trim())) throw new Error(`must be a whole number, got "${raw}"`);
+    const value = Number(raw.trim());
+    if (value < min || value > max) throw new Error(`must be between ${min} and ${max}, got ${value}`);
+    return value;
+  });
+}
+
+export function text(env: string, defaultValue: string, describe: string): Setting<string> {
+  return setting(env, defaultValue, describe, (raw) => raw);
+}
+
+export function optionalText(env: string, describe: string): Setting<string | undefined> {
+  return setting<string | undefined>(env, undefined, describe, (raw) => (raw === "" ? undefined : raw));
+}
+
+export function flag(env: string, defaultValue: boolean, describe: string): Setting<boolean> {
+  return setting(env, defaultValue, describe, (raw) => {
+    const v = raw.trim().toLowerCase();
+    if (["1", "true", "yes", "on"].includes(v)) return true;
+    if (["0", "false", "no", "off", ""].includes(v)) return false;
+    throw new Error(`must be true/false (or 1/0), got "${raw}"`);
+  });
+}
+
+export function oneOf<const T extends string>(
+  env: string,
+  defaultValue: T,
+  describe: string,
+  allowed: readonly T[],
+): Setting<T> {
+  return setting(env, defaultValue, describe, (raw) => {
+    const v = raw.trim().toLowerCase() as T;
+    if (!allowed.includes(v)) throw new Error(`must be one of ${allowed.join(", ")}, got "${raw}"`);
+    return v;
+  });
+}
+
+export function httpUrl(env: string, defaultValue: string, describe: string): Setting<string> {
+  return setting(env, defaultValue, describe, (raw) => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new Error(`must be an http(s) URL, got "${raw}"`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`must be an http(s) URL`);
+    return raw.replace(/\/+$/, "");
+  });
+}
+
+export type SettingsSpec = Record<string, Setting<unknown>>;
+export type SettingsOf<S extends SettingsSpec> = {
+  readonly [K in keyof S]: S[K] extends Setting<infer T> ? T : never;
+};
+
+/** Reads every setting of `spec` from `env`; throws one ConfigError listing all bad values. */
+export function readSettings<S extends SettingsSpec>(
+  spec: S,
+  env: NodeJS.ProcessEnv = process.env,
+): SettingsOf<S> {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(spec)) {
+    const raw = env[s.env];
+    if (raw === undefined || (raw === "" && s.defaultValue !== undefined)) {
+      out[key] = s.defaultValue;
+      continue;
+    }
+    try {
+      out[key] = s.parse(raw);
+    } catch (err) {
+      problems.push(`${s.env} ${(err as Error).message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out as SettingsOf<S>;
+}

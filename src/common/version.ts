@@ -1,0 +1,6 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT } from "./config.ts";
+
+/** The version in package.json. */
+export const VERSION: string = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).version;

@@ -1,0 +1,44 @@
+import os from "node:os";
+import path from "node:path";
+import { integer, optionalText, readSettings, text } from "../common/settings.ts";
+
+/** Settings of the files service. Every limit is here, with its default; docs/configuration.md lists them. */
+export const filesSettings = {
+  port: integer("FILES_PORT", 8000, "Port of the files service.", { min: 0, max: 65535 }),
+  maxFileSize: integer("MAX_FILE_SIZE", 250_000_000, "Largest accepted upload, in bytes (400 past it).", {
+    min: 1,
+  }),
+  maxFieldSize: integer(
+    "MAX_FORM_FIELD_SIZE",
+    10_000_000,
+    "Largest accepted text form field (YARA rules), in bytes.",
+    { min: 1 },
+  ),
+  tmpDir: text(
+    "FILES_TMP_DIR",
+    path.join(os.tmpdir(), "loupe-files"),
+    "Folder for upload temp files (mode 0700).",
+  ),
+  maxImagePixels: integer(
+    "MAX_IMAGE_PIXELS",
+    100_000_000,
+    "Largest image accepted by the thumbnail converter, input and output, in pixels.",
+    { min: 1 },
+  ),
+  maxThumbnailSide: integer("MAX_THUMBNAIL_SIDE", 10_000, "Largest thumbnail width or height, in pixels.", {
+    min: 1,
+  }),
+  clamdSocket: optionalText("CLAMD_SOCKET", "Unix socket of clamd (wins over CLAMD_HOST/CLAMD_PORT)."),
+  clamdHost: optionalText("CLAMD_HOST", "TCP host of a remote clamd."),
+  clamdPort: integer("CLAMD_PORT", 3310, "TCP port of a remote clamd.", { min: 1, max: 65535 }),
+  scanTimeoutMs: integer("SCAN_TIMEOUT_MS", 60_000, "Time limit of one antivirus or YARA scan, in ms.", {
+    min: 1,
+  }),
+  tikaUrl: optionalText("TIKA_URL", "Optional Apache Tika server used for formats Loupe cannot read itself."),
+};
+
+export type FilesConfig = ReturnType<typeof readFilesConfig>;
+
+export function readFilesConfig(env: NodeJS.ProcessEnv = process.env) {
+  return readSettings(filesSettings, env);
+}

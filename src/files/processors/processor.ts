@@ -1,0 +1,80 @@
+/**
+ * What an analyzer is: a named processor that turns one uploaded file (plus text form fields) into
+ * an entry of the analysis result. The server builds one route per processor from the registry.
+ */
+
+import type { FastifyBaseLogger } from "fastify";
+import { type TObject, type TSchema, Type } from "typebox";
+import type { UploadedFile } from "../upload.ts";
+
+export interface ProcessorOutput {
+  /** Top-level `content` of the analysis result (the extracted text), or null. */
+  content: string | null;
+  metadata: unknown;
+  analysis: unknown;
+}
+
+export interface ProcessorContext {
+  log: FastifyBaseLogger;
+  /** Aborted when the client goes away: long work should stop. */
+  signal: AbortSignal;
+}
+
+export interface EngineStatus {
+  ready: boolean;
+  version?: string;
+  detail?: string;
+}
+
+export interface Processor {
+  name: string;
+  url: string;
+  description: string;
+  /** Text form fields the processor reads beside `file` (documented in OpenAPI). */
+  fields: TObject;
+  metadataSchema: TSchema;
+  analysisSchema: TSchema;
+  /** Refuses bad fields with an HttpError before any work; runs once the upload is saved. */
+  run(file: UploadedFile, fields: Record<string, string>, ctx: ProcessorContext): Promise<ProcessorOutput>;
+  /** Engines behind the processor and whether they can work now (shown by `GET /`). */
+  engines(): Promise<Record<string, EngineStatus>>;
+  /** Releases what the processor holds (worker pools, child processes). */
+  close?(): Promise<void>;
+}
+
+/** A processor that could not do its work: reported in its entry (HTTP 200), never as a 5xx. */
+export class ProcessorFailure extends Error {
+  readonly short: string;
+  constructor(short: string, message: string) {
+    super(message);
+    this.name = "ProcessorFailure";
+    this.short = short;
+  }
+}
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export function entrySchema(p: Pick<Processor, "metadataSchema" | "analysisSchema">) {
+  return Type.Object({
+    success: Type.Boolean(),
+    processor_name: Type.String(),
+    processor_url: Type.String(),
+    processor_description: Type.String(),
+    error: nullable(Type.String()),
+    error_short: nullable(Type.String()),
+    metadata: nullable(p.metadataSchema),
+    analysis: nullable(p.analysisSchema),
+  });
+}
+
+export function analysisResultSchema(p: Processor) {
+  return Type.Object({
+    success: Type.Boolean(),
+    content: nullable(Type.String()),
+    error: nullable(Type.String()),
+    error_short: nullable(Type.String()),
+    processors: Type.Object({ [p.name]: entrySchema(p) }),
+  });
+}
+
+export const FreeObject = Type.Record(Type.String(), Type.Unknown());

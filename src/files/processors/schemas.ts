@@ -1,0 +1,51 @@
+/** The final result schemas of the three analyzers (DESIGN §2); they feed validation-free docs and serialization. */
+import { Type } from "typebox";
+import { FreeObject } from "./processor.ts";
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const extractorAnalysis = Type.Object({
+  content_length: Type.Integer({ description: "File size in bytes." }),
+  created: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+  title: nullableString,
+  type: Type.String({ description: "MIME type detected from the content." }),
+  language: Type.Union([Type.String({ description: "ISO 639-1 code" }), Type.Null()]),
+  extra: Type.Record(Type.String(), FreeObject, { description: "Other metadata, grouped by namespace." }),
+});
+
+export const antivirusAnalysis = Type.Object({
+  infected: Type.Boolean(),
+  description: Type.Union([Type.String({ description: "Signature name." }), Type.Null()]),
+  filename: Type.String(),
+  extra: Type.Union([FreeObject, Type.Null()]),
+});
+
+export const rulematchAnalysis = Type.Object({
+  rules: Type.String({ description: "The YARA source that was run." }),
+  matches: Type.Array(
+    Type.Object({
+      rule: Type.String(),
+      tags: Type.Array(Type.String()),
+      namespace: Type.String(),
+      meta: FreeObject,
+      strings: Type.Array(
+        Type.Object({
+          identifier: Type.String(),
+          instances: Type.Array(
+            Type.Object({
+              offset: Type.Integer(),
+              matched_length: Type.Integer(),
+              plaintext: Type.String({
+                description: "Matched bytes as text, undecodable bytes escaped, capped.",
+              }),
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});
+
+export const rulematchMetadata = Type.Object({
+  warnings: Type.Array(Type.String()),
+});

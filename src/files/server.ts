@@ -1,0 +1,204 @@
+/**
+ * The files service: one `POST /analyzer/<name>` route per registered processor, the thumbnail
+ * converter, and a health check that reports each engine's readiness.
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyBaseLogger } from "fastify";
+import sharp from "sharp";
+import { Type } from "typebox";
+import type { CommonConfig } from "../common/config.ts";
+import { HttpError } from "../common/errors.ts";
+import { type App, createHttpServer, MULTIPART_BODY } from "../common/http.ts";
+import type { Logger } from "../common/logger.ts";
+import { VERSION } from "../common/version.ts";
+import type { FilesConfig } from "./config.ts";
+import { makeThumbnail, sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
+import {
+  analysisResultSchema,
+  type EngineStatus,
+  type Processor,
+  ProcessorFailure,
+  type ProcessorOutput,
+} from "./processors/processor.ts";
+import { createProcessors } from "./processors/registry.ts";
+import { installUploads, receiveUpload, type UploadLimits } from "./upload.ts";
+
+const ErrorSchema = Type.Object({ detail: Type.String(), code: Type.String() });
+const fileField = Type.String({ format: "binary", description: "The file to analyse." });
+
+export interface FilesServerOptions {
+  common: CommonConfig;
+  files: FilesConfig;
+  logger: Logger;
+  /** Replaces the default processors (tests). */
+  processors?: Processor[];
+}
+
+export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
+  const { files: config } = opts;
+  sharp.cache(false); // Inputs are one-off temp files: caching them only costs memory.
+  const app = await createHttpServer({
+    name: "files",
+    version: VERSION,
+    description: "File analysis: content and metadata extraction, antivirus, YARA rule matching, thumbnails.",
+    logger: opts.logger,
+    specPath: "/openapi.json",
+    docsPath: "/docs",
+    rateLimitPerMinute: opts.common.rateLimitPerMinute,
+  });
+  const limits: UploadLimits = {
+    maxFileSize: config.maxFileSize,
+    maxFieldSize: config.maxFieldSize,
+    tmpDir: config.tmpDir,
+  };
+  const processors = opts.processors ?? createProcessors(config);
+  app.addHook("onClose", async () => {
+    await Promise.all(processors.map((p) => p.close?.()));
+  });
+
+  await app.register(async (plugin) => {
+    const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    await installUploads(scope, limits);
+    // A refused upload may still be streaming in: close the connection so the client stops sending.
+    scope.addHook("onError", async (_req, reply) => {
+      reply.header("connection", "close");
+    });
+    for (const processor of processors) addProcessorRoute(scope, processor, limits);
+    addThumbnailRoute(scope, config, limits);
+  });
+
+  app.get(
+    "/",
+    {
+      schema: {
+        summary: "Health and engine readiness",
+        response: {
+          200: Type.Object({
+            status: Type.String(),
+            service: Type.String(),
+            version: Type.String(),
+            engines: Type.Record(
+              Type.String(),
+              Type.Object({
+                ready: Type.Boolean(),
+                version: Type.Optional(Type.String()),
+                detail: Type.Optional(Type.String()),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+    async () => {
+      const engines: Record<string, EngineStatus> = { sharp: { ready: true, version: sharpVersions().vips } };
+      const reports = await Promise.all(processors.map((p) => p.engines().catch(engineFailure)));
+      for (const report of reports) Object.assign(engines, report);
+      return { status: "ok", service: "files", version: VERSION, engines };
+    },
+  );
+  return app;
+}
+
+function engineFailure(err: unknown): Record<string, EngineStatus> {
+  return { unknown: { ready: false, detail: String(err) } };
+}
+
+function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits): void {
+  app.post(
+    `/analyzer/${processor.name}`,
+    {
+      schema: {
+        summary: processor.description,
+        [MULTIPART_BODY]: Type.Object(
+          { file: fileField, ...processor.fields.properties },
+          { required: ["file"] },
+        ),
+        response: { 200: analysisResultSchema(processor), 400: ErrorSchema, 501: ErrorSchema },
+      },
+    },
+    async (req) => {
+      const upload = await receiveUpload(req, limits);
+      const controller = new AbortController();
+      req.raw.once("close", () => controller.abort());
+      const started = performance.now();
+      let output: ProcessorOutput;
+      try {
+        output = await processor.run(upload.file, upload.fields, { log: req.log, signal: controller.signal });
+      } catch (err) {
+        if (err instanceof HttpError) throw err;
+        const failure = err instanceof ProcessorFailure ? err : unexpectedFailure(req.log, processor, err);
+        return failedResult(processor, failure);
+      }
+      req.log.debug({ processor: processor.name, ms: performance.now() - started }, "processed");
+      return {
+        success: true,
+        content: output.content,
+        error: null,
+        error_short: null,
+        processors: {
+          [processor.name]: {
+            ...entryHeader(processor),
+            success: true,
+            error: null,
+            error_short: null,
+            metadata: output.metadata,
+            analysis: output.analysis,
+          },
+        },
+      };
+    },
+  );
+}
+
+function unexpectedFailure(log: FastifyBaseLogger, processor: Processor, err: unknown): ProcessorFailure {
+  log.error({ err, processor: processor.name }, "processor failed unexpectedly");
+  return new ProcessorFailure("internal_error", `The ${processor.name} processor failed: ${String(err)}`);
+}
+
+function entryHeader(p: Processor) {
+  return { processor_name: p.name, processor_url: p.url, processor_description: p.description };
+}
+
+function failedResult(processor: Processor, failure: ProcessorFailure) {
+  return {
+    success: false,
+    content: null,
+    error: failure.message,
+    error_short: failure.short,
+    processors: {
+      [processor.name]: {
+        ...entryHeader(processor),
+        success: false,
+        error: failure.message,
+        error_short: failure.short,
+        metadata: null,
+        analysis: null,
+      },
+    },
+  };
+}
+
+function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits): void {
+  app.post(
+    "/converter/thumbnail",
+    {
+      schema: {
+        summary: "PNG thumbnail of an image",
+        querystring: thumbnailQuerySchema(config.maxThumbnailSide),
+        [MULTIPART_BODY]: Type.Object({ file: fileField }, { required: ["file"] }),
+        response: {
+          200: Type.Any({
+            description: "The thumbnail",
+            content: { "image/png": { schema: { type: "string", format: "binary" } } },
+          }),
+          400: ErrorSchema,
+        },
+      },
+    },
+    async (req, reply) => {
+      const upload = await receiveUpload(req, limits);
+      const png = await makeThumbnail(upload.file.path, req.query, { maxImagePixels: config.maxImagePixels });
+      return reply.type("image/png").send(png);
+    },
+  );
+}

@@ -1,0 +1,195 @@
+/**
+ * The upload pipeline: a multipart body is streamed to a private temp file while its hashes are
+ * computed; the upload is refused the moment it passes the size limit, and temp files are removed
+ * whatever happens to the request (answered, failed, or aborted by the client).
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { Transform, type TransformCallback } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import multipart from "@fastify/multipart";
+import type { FastifyRequest } from "fastify";
+import { badRequest, HttpError } from "../common/errors.ts";
+import type { App } from "../common/http.ts";
+
+export interface FileHashes {
+  md5: string;
+  sha1: string;
+  sha256: string;
+}
+
+export interface UploadedFile {
+  /** Private temp file holding the bytes; removed when the response is done. */
+  path: string;
+  /** The client's file name, reduced to its last path component, control characters removed. */
+  filename: string;
+  /** Content type the client declared (never trusted for detection). */
+  declaredType: string;
+  size: number;
+  hashes: FileHashes;
+}
+
+export interface Upload {
+  file: UploadedFile;
+  /** Text form fields sent beside the file. */
+  fields: Record<string, string>;
+}
+
+export interface UploadLimits {
+  maxFileSize: number;
+  maxFieldSize: number;
+  tmpDir: string;
+}
+
+const FILE_FIELD = "file";
+const MAX_FIELDS = 16;
+
+/** Registers multipart parsing, a pass-through parser for other bodies (so we can answer 400), and cleanup. */
+export async function installUploads(app: App, limits: UploadLimits): Promise<void> {
+  await mkdir(limits.tmpDir, { recursive: true, mode: 0o700 });
+  await app.register(multipart, {
+    limits: {
+      fileSize: limits.maxFileSize,
+      fieldSize: limits.maxFieldSize,
+      fields: MAX_FIELDS,
+      files: 1,
+      parts: MAX_FIELDS + 1,
+      fieldNameSize: 200,
+      headerPairs: 100,
+    },
+  });
+  // Any other body type reaches the handler unread; receiveUpload refuses it with a clear 400.
+  app.addContentTypeParser("*", (_req, _payload, done) => done(null, undefined));
+  app.decorateRequest("tempFiles", null);
+  const cleanup = async (req: FastifyRequest) => {
+    const files = req.tempFiles;
+    if (!files) return;
+    req.tempFiles = null;
+    await Promise.all(files.map((f) => rm(f, { force: true })));
+  };
+  app.addHook("onResponse", cleanup);
+  app.addHook("onRequestAbort", cleanup);
+}
+
+/** Reads the multipart body of `req`: exactly one file in the field `file`, plus text fields. */
+export async function receiveUpload(req: FastifyRequest, limits: UploadLimits): Promise<Upload> {
+  if (!req.isMultipart()) {
+    throw badRequest(
+      "not_multipart",
+      `Expected a multipart/form-data body with the file in the field "${FILE_FIELD}", got ${req.headers["content-type"] ?? "no content type"}.`,
+    );
+  }
+  const fields: Record<string, string> = {};
+  let file: UploadedFile | undefined;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === "field") {
+        if (part.fieldnameTruncated) throw badRequest("invalid_field", "A form field name is too long.");
+        if (part.valueTruncated) {
+          throw badRequest(
+            "field_too_large",
+            `The field "${part.fieldname}" is larger than ${limits.maxFieldSize} bytes.`,
+          );
+        }
+        if (part.fieldname in fields)
+          throw badRequest("duplicate_field", `The field "${part.fieldname}" was sent twice.`);
+        fields[part.fieldname] = String(part.value ?? "");
+        continue;
+      }
+      if (part.fieldname !== FILE_FIELD) {
+        part.file.resume();
+        throw badRequest(
+          "unexpected_file",
+          `Files are accepted only in the field "${FILE_FIELD}", not "${part.fieldname}".`,
+        );
+      }
+      file = await saveToTempFile(req, part.file, part.filename, part.mimetype, limits);
+    }
+  } catch (err) {
+    throw translateMultipartError(err, limits);
+  }
+  if (!file)
+    throw badRequest("missing_file", `No file was sent: put it in the multipart field "${FILE_FIELD}".`);
+  return { file, fields };
+}
+
+async function saveToTempFile(
+  req: FastifyRequest,
+  source: NodeJS.ReadableStream & { truncated?: boolean },
+  rawName: string,
+  declaredType: string,
+  limits: UploadLimits,
+): Promise<UploadedFile> {
+  const tempPath = path.join(limits.tmpDir, randomUUID());
+  req.tempFiles ??= [];
+  req.tempFiles.push(tempPath);
+  const hasher = new HashingStream();
+  await pipeline(source, hasher, createWriteStream(tempPath, { flags: "wx", mode: 0o600 }));
+  return {
+    path: tempPath,
+    filename: cleanFilename(rawName),
+    declaredType: declaredType || "application/octet-stream",
+    size: hasher.size,
+    hashes: hasher.digests(),
+  };
+}
+
+function translateMultipartError(err: unknown, limits: UploadLimits): unknown {
+  if (err instanceof HttpError) return err;
+  const code = (err as { code?: string }).code;
+  switch (code) {
+    case "FST_REQ_FILE_TOO_LARGE":
+      return badRequest(
+        "file_too_large",
+        `The file is larger than the limit of ${limits.maxFileSize} bytes.`,
+      );
+    case "FST_FILES_LIMIT":
+      return badRequest("too_many_files", `Send exactly one file, in the field "${FILE_FIELD}".`);
+    case "FST_FIELDS_LIMIT":
+    case "FST_PARTS_LIMIT":
+      return badRequest("too_many_fields", `Too many form fields (at most ${MAX_FIELDS}).`);
+    case "FST_INVALID_MULTIPART_CONTENT_TYPE":
+    case "FST_PROTO_VIOLATION":
+      return badRequest("invalid_multipart", "The multipart body is malformed.");
+    default:
+      break;
+  }
+  const message = (err as Error).message ?? String(err);
+  if (/multipart|boundary|unexpected end|part terminated/i.test(message)) {
+    return badRequest("invalid_multipart", `The multipart body is malformed: ${message}.`);
+  }
+  return err;
+}
+
+export function cleanFilename(name: string | undefined): string {
+  const base = (name ?? "").split(/[\\/]/).pop() ?? "";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+  return base.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 255);
+}
+
+class HashingStream extends Transform {
+  size = 0;
+  private readonly md5 = createHash("md5");
+  private readonly sha1 = createHash("sha1");
+  private readonly sha256 = createHash("sha256");
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.size += chunk.length;
+    this.md5.update(chunk);
+    this.sha1.update(chunk);
+    this.sha256.update(chunk);
+    done(null, chunk);
+  }
+
+  digests(): FileHashes {
+    return { md5: this.md5.digest("hex"), sha1: this.sha1.digest("hex"), sha256: this.sha256.digest("hex") };
+  }
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    tempFiles: string[] | null;
+  }
+}
