@@ -17,7 +17,10 @@ describe("settings", () => {
         const row = doc.split("\n").find((line) => line.includes(`\`${s.env}\``));
         assert.ok(row, `${group}: ${s.env} is missing from docs/configuration.md`);
         if (s.defaultValue !== undefined && typeof s.defaultValue !== "string") {
-          assert.ok(row.includes(String(s.defaultValue)), `${s.env}: the documented default is not ${s.defaultValue}`);
+          assert.ok(
+            row.includes(String(s.defaultValue)),
+            `${s.env}: the documented default is not ${s.defaultValue}`,
+          );
         }
       }
     }

@@ -3,7 +3,13 @@ import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { Type } from "typebox";
 import type { Processor } from "../../src/files/processors/processor.ts";
-import { postFile, startFilesServer, type TestFilesServer, waitForNoLeftovers } from "../helpers/files-server.ts";
+import {
+  postFile,
+  startFilesServer,
+  type TestFilesServer,
+  waitForNoLeftovers,
+} from "../helpers/files-server.ts";
+import { json } from "../helpers/json.ts";
 
 /** A processor that reports what the upload pipeline handed it, so the pipeline itself is observable. */
 const echo: Processor = {
@@ -33,7 +39,7 @@ describe("upload pipeline", () => {
       note: "n1",
     });
     assert.equal(res.status, 200);
-    const body = await res.json();
+    const body = await json(res);
     const analysis = body.processors.echo.analysis;
     assert.equal(analysis.size, 11);
     assert.equal(analysis.hashes.md5, "5eb63bbbe01eeed093cb22bb8f5acdc3");
@@ -48,7 +54,7 @@ describe("upload pipeline", () => {
   it("refuses an upload of twice the limit with 400 and leaves no temp file", async () => {
     const res = await postFile(`${server.url}/analyzer/echo`, new Uint8Array(200_000), "big.bin");
     assert.equal(res.status, 400);
-    assert.equal((await res.json()).code, "file_too_large");
+    assert.equal((await json(res)).code, "file_too_large");
     assert.deepEqual(await waitForNoLeftovers(server), []);
   });
 
@@ -57,7 +63,7 @@ describe("upload pipeline", () => {
     form.append("note", "x");
     let res = await fetch(`${server.url}/analyzer/echo`, { method: "POST", body: form });
     assert.equal(res.status, 400);
-    assert.equal((await res.json()).code, "missing_file");
+    assert.equal((await json(res)).code, "missing_file");
 
     res = await fetch(`${server.url}/analyzer/echo`, {
       method: "POST",
@@ -65,7 +71,7 @@ describe("upload pipeline", () => {
       headers: { "content-type": "application/json" },
     });
     assert.equal(res.status, 400);
-    assert.equal((await res.json()).code, "not_multipart");
+    assert.equal((await json(res)).code, "not_multipart");
 
     res = await fetch(`${server.url}/analyzer/echo`, {
       method: "POST",
@@ -73,20 +79,20 @@ describe("upload pipeline", () => {
       headers: { "content-type": "application/octet-stream" },
     });
     assert.equal(res.status, 400);
-    assert.equal((await res.json()).code, "not_multipart");
+    assert.equal((await json(res)).code, "not_multipart");
 
     const two = new FormData();
     two.append("file", new Blob(["a"]), "a");
     two.append("file", new Blob(["b"]), "b");
     res = await fetch(`${server.url}/analyzer/echo`, { method: "POST", body: two });
     assert.equal(res.status, 400);
-    assert.equal((await res.json()).code, "too_many_files");
+    assert.equal((await json(res)).code, "too_many_files");
 
     const other = new FormData();
     other.append("attachment", new Blob(["a"]), "a");
     res = await fetch(`${server.url}/analyzer/echo`, { method: "POST", body: other });
     assert.equal(res.status, 400);
-    assert.equal((await res.json()).code, "unexpected_file");
+    assert.equal((await json(res)).code, "unexpected_file");
     assert.deepEqual(await waitForNoLeftovers(server), []);
   });
 
@@ -99,7 +105,7 @@ describe("upload pipeline", () => {
       headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
     });
     assert.equal(res.status, 400);
-    assert.equal((await res.json()).code, "invalid_multipart");
+    assert.equal((await json(res)).code, "invalid_multipart");
     assert.deepEqual(await waitForNoLeftovers(server), []);
   });
 
@@ -142,7 +148,7 @@ describe("files service basics", () => {
   it("reports health and engine readiness", async () => {
     const res = await fetch(`${server.url}/`);
     assert.equal(res.status, 200);
-    const body = await res.json();
+    const body = await json(res);
     assert.equal(body.status, "ok");
     assert.equal(body.service, "files");
     assert.equal(body.engines.sharp.ready, true);
@@ -151,14 +157,20 @@ describe("files service basics", () => {
   });
 
   it("documents every operation in OpenAPI 3.1 and serves the docs locally", async () => {
-    const spec = await (await fetch(`${server.url}/openapi.json`)).json();
+    const spec = await json(await fetch(`${server.url}/openapi.json`));
     assert.match(spec.openapi, /^3\.1/);
-    for (const p of ["/analyzer/extractor", "/analyzer/antivirus", "/analyzer/rulematch", "/converter/thumbnail"]) {
+    for (const p of [
+      "/analyzer/extractor",
+      "/analyzer/antivirus",
+      "/analyzer/rulematch",
+      "/converter/thumbnail",
+    ]) {
       const op = spec.paths[p]?.post;
       assert.ok(op, `${p} documented`);
       assert.ok(op.requestBody.content["multipart/form-data"], `${p} takes multipart`);
     }
-    const rulesField = spec.paths["/analyzer/rulematch"].post.requestBody.content["multipart/form-data"].schema;
+    const rulesField =
+      spec.paths["/analyzer/rulematch"].post.requestBody.content["multipart/form-data"].schema;
     assert.ok(rulesField.properties.rules, "rulematch documents its rules field");
     const docs = await fetch(`${server.url}/docs/`);
     assert.equal(docs.status, 200);
@@ -176,6 +188,6 @@ describe("files service basics", () => {
   it("answers unknown routes with the error model", async () => {
     const res = await fetch(`${server.url}/nope`);
     assert.equal(res.status, 404);
-    assert.deepEqual(Object.keys(await res.json()).sort(), ["code", "detail"]);
+    assert.deepEqual(Object.keys(await json(res)).sort(), ["code", "detail"]);
   });
 });

@@ -1,0 +1,143 @@
+/**
+ * The connector contract (DESIGN §4): `fetch` talks to one vendor, `normalize` turns its raw answer
+ * into a fragment of the knowledge graph. `normalize` is pure; storage is the only writer.
+ * Entities are referred to by their natural key (super type, type, name), never by database id.
+ */
+
+/** What a request asks about: super type and type short names of the taxonomy, and the value. */
+export interface Subject {
+  superType: string; // e.g. "OBSERVABLE"
+  type: string; // e.g. "IPV4"
+  value: string;
+}
+
+export type Tlp = "RED" | "AMBER" | "GREEN" | "WHITE";
+
+/** The natural key of an entity: unique on (superType, type, name). */
+export interface EntityRef {
+  superType: string;
+  type: string;
+  name: string;
+}
+
+export interface EntityDraft extends EntityRef {
+  description?: string;
+  sourceUrl?: string;
+  tlp?: Tlp;
+  pap?: Tlp;
+  /** String→string facts; the framework adds `source_vendor`. */
+  attributes?: Record<string, string>;
+}
+
+export interface RelationDraft {
+  /** A verb: "resolves", "points to", "documents", "associated threat"… */
+  name: string;
+  from: EntityRef;
+  to: EntityRef;
+  description?: string;
+  attributes?: Record<string, string>;
+}
+
+export interface EventDraft {
+  /** A type short name of the EVENT super type: HIT, AV_DETECTION, PASSIVE_DNS… */
+  type: string;
+  name: string;
+  /** ISO 8601; stored with seconds precision. */
+  firstSeen: string;
+  lastSeen: string;
+  count?: number;
+  description?: string;
+  attributes?: Record<string, string>;
+  involved: EntityRef;
+}
+
+/** What one vendor says about a subject. The subject itself is the root entity (its ref is `rootRef`). */
+export interface Fragment {
+  entities: EntityDraft[];
+  relations: RelationDraft[];
+  events: EventDraft[];
+}
+
+export const emptyFragment = (): Fragment => ({ entities: [], relations: [], events: [] });
+
+export function rootRef(subject: Subject): EntityRef {
+  return { superType: subject.superType, type: subject.type, name: subject.value };
+}
+
+export type Credentials = Record<string, string>;
+
+export interface VendorResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body (VendorError "bad_response" if it is not JSON). */
+  json(): unknown;
+  text: string;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | undefined>;
+  headers?: Record<string, string>;
+  /** JSON body (POST). */
+  json?: unknown;
+  /** Form body (POST, application/x-www-form-urlencoded). */
+  form?: Record<string, string>;
+  /** Statuses handed back to the connector instead of raising (404 is always handed back). */
+  accept?: number[];
+}
+
+/** HTTP to the vendor's base URL only: paths are relative, retries and timeouts are built in. */
+export interface VendorHttp {
+  get(path: string, options?: RequestOptions): Promise<VendorResponse>;
+  post(path: string, options?: RequestOptions): Promise<VendorResponse>;
+}
+
+export interface FetchContext {
+  http: VendorHttp;
+  signal: AbortSignal;
+}
+
+export interface TypeRef {
+  superType: string;
+  type: string;
+}
+
+export interface Connector {
+  /** Fixed ids (DESIGN §3): virustotal, otx, shodan, misp, malwarebazaar, urlhaus, threatfox, hashlookup, abuseipdb, greynoise, urlscan. */
+  id: string;
+  vendor: string;
+  description: string;
+  supportedTypes: TypeRef[];
+  /** Credential field names (Threatr's): "api_key", plus "url" for MISP. Empty = works without credentials. */
+  credentialFields: string[];
+  /** The vendor's public API origin, e.g. "https://www.virustotal.com". INTEL_VENDOR_URL_<ID> replaces it. */
+  defaultBaseUrl: string;
+  /** For vendors whose base URL is a credential (MISP's `url`): which field holds it. */
+  baseUrlCredential?: string;
+  /** Asks the vendor; returns its raw answer (anything JSON-like), or null when the vendor does not know the subject. */
+  fetch(subject: Subject, credentials: Credentials, ctx: FetchContext): Promise<unknown>;
+  /** Pure: raw answer → graph fragment. Must not throw on unexpected shapes; skip what it does not understand. */
+  normalize(raw: unknown, subject: Subject): Fragment;
+  /** One harmless call to check credentials (admin panel "test" button). */
+  check?(credentials: Credentials, ctx: FetchContext): Promise<void>;
+}
+
+export type VendorErrorCode =
+  | "invalid_credentials"
+  | "rate_limited"
+  | "timeout"
+  | "bad_response"
+  | "http_error"
+  | "network_error"
+  | "not_configured";
+
+/** A vendor-side failure, stored on the request as that vendor's outcome. */
+export class VendorError extends Error {
+  readonly code: VendorErrorCode;
+  readonly status: number | undefined;
+  constructor(code: VendorErrorCode, message: string, status?: number) {
+    super(message);
+    this.name = "VendorError";
+    this.code = code;
+    this.status = status;
+  }
+}
