@@ -1,0 +1,44 @@
+/** Images made in code for the thumbnail tests: no binary fixtures in the repository. */
+import { crc32, deflateSync } from "node:zlib";
+import sharp from "sharp";
+
+export const RED = { r: 255, g: 0, b: 0, alpha: 1 };
+export const BLUE = { r: 0, g: 0, b: 255, alpha: 1 };
+
+export function solid(width: number, height: number, background = BLUE, channels: 3 | 4 = 3) {
+  return sharp({ create: { width, height, channels, background } });
+}
+
+export async function pixelAt(png: Buffer, x: number, y: number): Promise<[number, number, number, number]> {
+  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const i = (y * info.width + x) * 4;
+  return [data[i] ?? -1, data[i + 1] ?? -1, data[i + 2] ?? -1, data[i + 3] ?? -1];
+}
+
+export async function sizeOf(png: Buffer): Promise<{ width: number; height: number; format: string }> {
+  const m = await sharp(png).metadata();
+  return { width: m.width ?? 0, height: m.height ?? 0, format: m.format ?? "" };
+}
+
+/** A valid PNG header claiming width×height with almost no pixel data: a decompression bomb's first bytes. */
+export function pngBombHeader(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(Buffer.alloc(1024))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
