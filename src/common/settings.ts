@@ -7,6 +7,8 @@ export interface Setting<T> {
   readonly env: string;
   readonly defaultValue: T;
   readonly describe: string;
+  /** How the default reads in the docs when it depends on the machine ("number of CPU cores"). */
+  readonly documentedDefault?: string;
   parse(raw: string): T;
 }
 
@@ -27,15 +29,16 @@ export function integer(
   env: string,
   defaultValue: number,
   describe: string,
-  bounds: { min?: number; max?: number } = {},
+  bounds: { min?: number; max?: number; documentedDefault?: string } = {},
 ): Setting<number> {
-  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = bounds;
-  return setting(env, defaultValue, describe, (raw) => {
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER, documentedDefault } = bounds;
+  const parsed = setting(env, defaultValue, describe, (raw) => {
     if (!/^-?\d+$/.test(raw.trim())) throw new Error(`must be a whole number, got "${raw}"`);
     const value = Number(raw.trim());
     if (value < min || value > max) throw new Error(`must be between ${min} and ${max}, got ${value}`);
     return value;
   });
+  return documentedDefault === undefined ? parsed : { ...parsed, documentedDefault };
 }
 
 export function text(env: string, defaultValue: string, describe: string): Setting<string> {

@@ -28,6 +28,12 @@ export const filesSettings = {
   maxThumbnailSide: integer("MAX_THUMBNAIL_SIDE", 10_000, "Largest thumbnail width or height, in pixels.", {
     min: 1,
   }),
+  thumbnailConcurrency: integer(
+    "THUMBNAIL_CONCURRENCY",
+    os.availableParallelism(),
+    "Thumbnails decoded at once; more requests wait in line (bounds memory under bursts).",
+    { min: 1, max: 256, documentedDefault: "number of CPU cores" },
+  ),
   clamdSocket: optionalText("CLAMD_SOCKET", "Unix socket of clamd (wins over CLAMD_HOST/CLAMD_PORT)."),
   clamdHost: optionalText("CLAMD_HOST", "TCP host of a remote clamd."),
   clamdPort: integer("CLAMD_PORT", 3310, "TCP port of a remote clamd.", { min: 1, max: 65535 }),

@@ -4,6 +4,7 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyBaseLogger } from "fastify";
+import pLimit from "p-limit";
 import sharp from "sharp";
 import { Type } from "typebox";
 import type { CommonConfig } from "../common/config.ts";
@@ -21,7 +22,7 @@ import {
   type ProcessorOutput,
 } from "./processors/processor.ts";
 import { createProcessors } from "./processors/registry.ts";
-import { installUploads, receiveUpload, type UploadLimits } from "./upload.ts";
+import { installUploads, receiveUnhashedUpload, receiveUpload, type UploadLimits } from "./upload.ts";
 
 const ErrorSchema = Type.Object({ detail: Type.String(), code: Type.String() });
 const fileField = Type.String({ format: "binary", description: "The file to analyse." });
@@ -179,6 +180,7 @@ function failedResult(processor: Processor, failure: ProcessorFailure) {
 }
 
 function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits): void {
+  const decodeSlot = pLimit(config.thumbnailConcurrency);
   app.post(
     "/converter/thumbnail",
     {
@@ -196,8 +198,10 @@ function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits):
       },
     },
     async (req, reply) => {
-      const upload = await receiveUpload(req, limits);
-      const png = await makeThumbnail(upload.file.path, req.query, { maxImagePixels: config.maxImagePixels });
+      const upload = await receiveUnhashedUpload(req, limits);
+      const png = await decodeSlot(() =>
+        makeThumbnail(upload.file.path, req.query, { maxImagePixels: config.maxImagePixels }),
+      );
       return reply.type("image/png").send(png);
     },
   );

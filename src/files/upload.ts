@@ -75,6 +75,22 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<vo
 
 /** Reads the multipart body of `req`: exactly one file in the field `file`, plus text fields. */
 export async function receiveUpload(req: FastifyRequest, limits: UploadLimits): Promise<Upload> {
+  return (await readMultipart(req, limits, true)) as Upload;
+}
+
+/** The same without hashing, for operations that never report hashes (thumbnails): hashing costs CPU. */
+export async function receiveUnhashedUpload(
+  req: FastifyRequest,
+  limits: UploadLimits,
+): Promise<{ file: Omit<UploadedFile, "hashes">; fields: Record<string, string> }> {
+  return readMultipart(req, limits, false);
+}
+
+async function readMultipart(
+  req: FastifyRequest,
+  limits: UploadLimits,
+  hash: boolean,
+): Promise<{ file: Omit<UploadedFile, "hashes"> & { hashes?: FileHashes }; fields: Record<string, string> }> {
   if (!req.isMultipart()) {
     throw badRequest(
       "not_multipart",
@@ -82,7 +98,7 @@ export async function receiveUpload(req: FastifyRequest, limits: UploadLimits): 
     );
   }
   const fields: Record<string, string> = {};
-  let file: UploadedFile | undefined;
+  let file: (Omit<UploadedFile, "hashes"> & { hashes?: FileHashes }) | undefined;
   try {
     for await (const part of req.parts()) {
       if (part.type === "field") {
@@ -105,7 +121,7 @@ export async function receiveUpload(req: FastifyRequest, limits: UploadLimits): 
           `Files are accepted only in the field "${FILE_FIELD}", not "${part.fieldname}".`,
         );
       }
-      file = await saveToTempFile(req, part.file, part.filename, part.mimetype, limits);
+      file = await saveToTempFile(req, part.file, part.filename, part.mimetype, limits, hash);
     }
   } catch (err) {
     throw translateMultipartError(err, limits);
@@ -117,22 +133,23 @@ export async function receiveUpload(req: FastifyRequest, limits: UploadLimits): 
 
 async function saveToTempFile(
   req: FastifyRequest,
-  source: NodeJS.ReadableStream & { truncated?: boolean },
+  source: NodeJS.ReadableStream,
   rawName: string,
   declaredType: string,
   limits: UploadLimits,
-): Promise<UploadedFile> {
+  hash: boolean,
+): Promise<Omit<UploadedFile, "hashes"> & { hashes?: FileHashes }> {
   const tempPath = path.join(limits.tmpDir, randomUUID());
   req.tempFiles ??= [];
   req.tempFiles.push(tempPath);
-  const hasher = new HashingStream();
-  await pipeline(source, hasher, createWriteStream(tempPath, { flags: "wx", mode: 0o600 }));
+  const counter = hash ? new HashingStream() : new CountingStream();
+  await pipeline(source, counter, createWriteStream(tempPath, { flags: "wx", mode: 0o600 }));
   return {
     path: tempPath,
     filename: cleanFilename(rawName),
     declaredType: declaredType || "application/octet-stream",
-    size: hasher.size,
-    hashes: hasher.digests(),
+    size: counter.size,
+    ...(counter instanceof HashingStream ? { hashes: counter.digests() } : {}),
   };
 }
 
@@ -169,18 +186,25 @@ export function cleanFilename(name: string | undefined): string {
   return base.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 255);
 }
 
-class HashingStream extends Transform {
+class CountingStream extends Transform {
   size = 0;
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.size += chunk.length;
+    done(null, chunk);
+  }
+}
+
+class HashingStream extends CountingStream {
   private readonly md5 = createHash("md5");
   private readonly sha1 = createHash("sha1");
   private readonly sha256 = createHash("sha256");
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.size += chunk.length;
+  override _transform(chunk: Buffer, enc: BufferEncoding, done: TransformCallback): void {
     this.md5.update(chunk);
     this.sha1.update(chunk);
     this.sha256.update(chunk);
-    done(null, chunk);
+    super._transform(chunk, enc, done);
   }
 
   digests(): FileHashes {
