@@ -9,7 +9,7 @@ import {
   type TestFilesServer,
   waitForNoLeftovers,
 } from "../helpers/files-server.ts";
-import { BLUE, pixelAt, pngBombHeader, RED, sizeOf, solid } from "../helpers/images.ts";
+import { BLUE, bmp24, pixelAt, pngBombHeader, RED, sizeOf, solid } from "../helpers/images.ts";
 import { json } from "../helpers/json.ts";
 
 describe("POST /converter/thumbnail", () => {
@@ -108,6 +108,24 @@ describe("POST /converter/thumbnail", () => {
       const size = await sizeOf(png);
       assert.deepEqual([size.width, size.height], [32, 24], name);
     }
+  });
+
+  it("reads BMP, which libvips lacks, and refuses a huge one from its header", async () => {
+    const png = await okPng(
+      await thumb(bmp24(64, 48, [255, 0, 0]), "width=32&height=32&strategy=contain", "x.bmp"),
+    );
+    assert.deepEqual(await sizeOf(png), { width: 32, height: 24, format: "png" });
+    assert.deepEqual(await pixelAt(png, 16, 12), [255, 0, 0, 255]);
+    const huge = bmp24(4, 4, [0, 0, 0]);
+    huge.writeInt32LE(100_000, 18);
+    huge.writeInt32LE(100_000, 22);
+    const res = await thumb(huge, "", "huge.bmp");
+    assert.equal(res.status, 400);
+    assert.equal((await json(res)).code, "image_too_large");
+    const truncated = bmp24(200, 200, [0, 0, 0]).subarray(0, 500);
+    const bad = await thumb(truncated, "", "cut.bmp");
+    assert.equal(bad.status, 400);
+    assert.equal((await json(bad)).code, "corrupt_image");
   });
 
   it("uses the first frame of an animation", async () => {

@@ -42,3 +42,28 @@ export function pngBombHeader(width: number, height: number): Buffer {
     chunk("IEND", Buffer.alloc(0)),
   ]);
 }
+
+/** A 24-bit uncompressed BMP (bottom-up rows padded to 4 bytes), written by hand from the format. */
+export function bmp24(width: number, height: number, rgb: [number, number, number]): Buffer {
+  const rowSize = Math.ceil((width * 3) / 4) * 4;
+  const pixelBytes = rowSize * height;
+  const out = Buffer.alloc(54 + pixelBytes);
+  out.write("BM", 0, "latin1");
+  out.writeUInt32LE(out.length, 2);
+  out.writeUInt32LE(54, 10); // pixel data offset
+  out.writeUInt32LE(40, 14); // BITMAPINFOHEADER
+  out.writeInt32LE(width, 18);
+  out.writeInt32LE(height, 22);
+  out.writeUInt16LE(1, 26); // planes
+  out.writeUInt16LE(24, 28); // bits per pixel
+  out.writeUInt32LE(pixelBytes, 34);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = 54 + y * rowSize + x * 3;
+      out[p] = rgb[2];
+      out[p + 1] = rgb[1];
+      out[p + 2] = rgb[0];
+    }
+  }
+  return out;
+}

@@ -7,7 +7,8 @@ import { readFile } from "node:fs/promises";
 import colorString from "color-string";
 import sharp, { type Metadata } from "sharp";
 import { Type } from "typebox";
-import { badRequest, HttpError } from "../../common/errors.ts";
+import { badRequest, errorMessage, HttpError } from "../../common/errors.ts";
+import { decodeBmp, type RawImage, readBmpHeader } from "./bmp.ts";
 import { containSize, outputSize, padOffsets, type Size, STRATEGIES, type Strategy } from "./geometry.ts";
 
 export interface ThumbnailRequest {
@@ -73,20 +74,8 @@ export async function makeThumbnail(
   limits: ThumbnailLimits,
 ): Promise<Buffer> {
   const background = parseColor(req.color);
-  const meta = await readHeader(input);
-  let source = input;
-  if (meta.format === "svg" && typeof input === "string") {
-    // From bytes, librsvg has no base folder, so an SVG cannot pull in neighbouring files.
-    source = await readFile(input);
-  }
-  const image = orientedSize(meta);
-  const inputPixels = image.width * image.height;
-  if (inputPixels > limits.maxImagePixels) {
-    throw badRequest(
-      "image_too_large",
-      `The image is ${image.width}×${image.height} (${inputPixels} pixels), above the limit of ${limits.maxImagePixels}.`,
-    );
-  }
+  const decoded = await openImage(input, limits);
+  const image = decoded.size;
   const box = { width: req.width, height: req.height };
   const out = outputSize(req.strategy, image, box);
   if (out.width * out.height > limits.maxImagePixels) {
@@ -95,10 +84,11 @@ export async function makeThumbnail(
       `A ${req.strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${limits.maxImagePixels} pixels.`,
     );
   }
-  let pipeline = sharp(source, {
+  let pipeline = sharp(decoded.input, {
     limitInputPixels: limits.maxImagePixels,
     failOn: "error",
     sequentialRead: true,
+    ...(decoded.raw ? { raw: decoded.raw } : {}),
   })
     .autoOrient()
     .ensureAlpha();
@@ -130,6 +120,50 @@ export async function makeThumbnail(
   }
 }
 
+interface OpenedImage {
+  /** What sharp reads: the original path or bytes, or decoded pixels for formats libvips lacks. */
+  input: string | Buffer;
+  raw?: { width: number; height: number; channels: 4 };
+  /** Displayed size, after EXIF orientation. */
+  size: Size;
+}
+
+/** Reads the image header, checks the pixel limit, and prepares the input sharp will decode. */
+async function openImage(input: string | Buffer, limits: ThumbnailLimits): Promise<OpenedImage> {
+  const bmp = await readBmpHeader(input);
+  if (bmp) {
+    checkPixels(bmp, limits);
+    const bytes = typeof input === "string" ? await readFile(input) : input;
+    let pixels: RawImage;
+    try {
+      pixels = decodeBmp(bytes);
+    } catch (err) {
+      throw badRequest("corrupt_image", `The BMP image could not be decoded: ${errorMessage(err)}`);
+    }
+    return {
+      input: pixels.data,
+      raw: { width: pixels.width, height: pixels.height, channels: 4 },
+      size: bmp,
+    };
+  }
+  const meta = await readHeader(input);
+  const size = orientedSize(meta);
+  checkPixels(size, limits);
+  // From bytes, librsvg has no base folder, so an SVG cannot pull in neighbouring files.
+  const source = meta.format === "svg" && typeof input === "string" ? await readFile(input) : input;
+  return { input: source, size };
+}
+
+function checkPixels(image: Size, limits: ThumbnailLimits): void {
+  const pixels = image.width * image.height;
+  if (pixels > limits.maxImagePixels) {
+    throw badRequest(
+      "image_too_large",
+      `The image is ${image.width}×${image.height} (${pixels} pixels), above the limit of ${limits.maxImagePixels}.`,
+    );
+  }
+}
+
 async function readHeader(input: string | Buffer): Promise<Metadata> {
   let meta: Metadata;
   try {
@@ -156,7 +190,7 @@ function classifySharpError(err: unknown): HttpError {
   if (/unsupported image format|bad seek|heif: Unsupported/i.test(message)) {
     return badRequest(
       "unsupported_image",
-      "The file is not an image in a supported format (JPEG, PNG, GIF, WebP, TIFF, AVIF/HEIF, SVG).",
+      "The file is not an image in a supported format (JPEG, PNG, GIF, WebP, TIFF, AVIF/HEIF, SVG, BMP).",
     );
   }
   if (/exceeds pixel limit/i.test(message)) {
