@@ -130,28 +130,37 @@ interface OpenedImage {
 
 /** Reads the image header, checks the pixel limit, and prepares the input sharp will decode. */
 async function openImage(input: string | Buffer, limits: ThumbnailLimits): Promise<OpenedImage> {
-  const bmp = await readBmpHeader(input);
-  if (bmp) {
-    checkPixels(bmp, limits);
-    const bytes = typeof input === "string" ? await readFile(input) : input;
-    let pixels: RawImage;
-    try {
-      pixels = decodeBmp(bytes);
-    } catch (err) {
-      throw badRequest("corrupt_image", `The BMP image could not be decoded: ${errorMessage(err)}`);
-    }
-    return {
-      input: pixels.data,
-      raw: { width: pixels.width, height: pixels.height, channels: 4 },
-      size: bmp,
-    };
+  let meta: Metadata;
+  try {
+    meta = await readHeader(input);
+  } catch (err) {
+    if (err instanceof HttpError && err.code === "unsupported_image") return openBmp(input, limits, err);
+    throw err;
   }
-  const meta = await readHeader(input);
   const size = orientedSize(meta);
   checkPixels(size, limits);
   // From bytes, librsvg has no base folder, so an SVG cannot pull in neighbouring files.
   const source = meta.format === "svg" && typeof input === "string" ? await readFile(input) : input;
   return { input: source, size };
+}
+
+/** libvips has no BMP loader: BMPs are decoded to raw pixels here; anything else stays unsupported. */
+async function openBmp(
+  input: string | Buffer,
+  limits: ThumbnailLimits,
+  unsupported: HttpError,
+): Promise<OpenedImage> {
+  const size = await readBmpHeader(input);
+  if (!size) throw unsupported;
+  checkPixels(size, limits);
+  const bytes = typeof input === "string" ? await readFile(input) : input;
+  let pixels: RawImage;
+  try {
+    pixels = decodeBmp(bytes);
+  } catch (err) {
+    throw badRequest("corrupt_image", `The BMP image could not be decoded: ${errorMessage(err)}`);
+  }
+  return { input: pixels.data, raw: { width: pixels.width, height: pixels.height, channels: 4 }, size };
 }
 
 function checkPixels(image: Size, limits: ThumbnailLimits): void {
