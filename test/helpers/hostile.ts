@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import sharp from "sharp";
+import { request } from "undici";
 import { bmp24, pngBombHeader } from "./images.ts";
 
 export interface HostileRequest {
@@ -205,4 +206,51 @@ export function hostileRequest(seeds: Buffer[], fieldLimit: number): fc.Arbitrar
     { arbitrary: duplicated, weight: 1 },
     { arbitrary: enormous, weight: 1 },
   );
+}
+
+/** Longest any hostile request may take to be answered. */
+export const ANSWER_WITHIN_MS = 30_000;
+
+export async function sendHostile(
+  url: string,
+  r: HostileRequest,
+): Promise<{ status: number; body: string; ms: number }> {
+  const started = performance.now();
+  const res = await request(url + r.path, {
+    method: "POST",
+    headers: r.headers,
+    body: r.body,
+    headersTimeout: ANSWER_WITHIN_MS,
+    bodyTimeout: ANSWER_WITHIN_MS,
+  });
+  const body = await res.body.text();
+  return { status: res.statusCode, body, ms: performance.now() - started };
+}
+
+/** What is wrong with an answer to a hostile request, or null when it is acceptable. */
+export function judgeAnswer(
+  r: HostileRequest,
+  a: { status: number; body: string; ms: number },
+): string | null {
+  if (a.ms >= ANSWER_WITHIN_MS) return `${r.kind} on ${r.path} took ${Math.round(a.ms)} ms`;
+  if (a.status === 501) {
+    // An analyzer whose engine has not landed yet answers 501 not_implemented by design.
+    return safeCode(a.body) === "not_implemented"
+      ? null
+      : `${r.kind} on ${r.path} → 501: ${a.body.slice(0, 200)}`;
+  }
+  if (a.status >= 500) return `${r.kind} on ${r.path} → ${a.status}: ${a.body.slice(0, 300)}`;
+  if (a.status >= 400 && !/^[a-z_]+$/.test(safeCode(a.body) ?? "")) {
+    return `${r.kind} on ${r.path} → ${a.status} without the {detail, code} error model: ${a.body.slice(0, 200)}`;
+  }
+  return null;
+}
+
+function safeCode(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { code?: unknown; detail?: unknown };
+    return typeof parsed.code === "string" && typeof parsed.detail === "string" ? parsed.code : undefined;
+  } catch {
+    return undefined;
+  }
 }
