@@ -83,11 +83,13 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
     await app.register(rateLimit, {
       max: opts.rateLimitPerMinute,
       timeWindow: 60_000,
-      errorResponseBuilder: (_req, ctx) => ({
-        statusCode: 429,
-        detail: `Too many requests: at most ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} s.`,
-        code: "rate_limited",
-      }),
+      // Thrown by the plugin, so it goes through our error handler like every other error.
+      errorResponseBuilder: (_req, ctx) =>
+        new HttpError(
+          429,
+          "rate_limited",
+          `Too many requests: at most ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} s.`,
+        ),
     });
   }
   installMetrics(app, opts.name);

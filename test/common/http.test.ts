@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { startFilesServer } from "../helpers/files-server.ts";
+import { json } from "../helpers/json.ts";
+
+describe("shared HTTP bootstrap", () => {
+  it("limits requests per client when RATE_LIMIT_PER_MINUTE is set", async () => {
+    const server = await startFilesServer({ RATE_LIMIT_PER_MINUTE: "3" });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${server.url}/`)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+      const res = await fetch(`${server.url}/`);
+      const body = await json(res);
+      assert.equal(body.code, "rate_limited");
+      assert.match(body.detail, /at most 3 per minute/);
+      assert.ok(res.headers.get("retry-after"));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("sends security headers and echoes a sane request id", async () => {
+    const server = await startFilesServer();
+    try {
+      const res = await fetch(`${server.url}/`, { headers: { "x-request-id": "case-42" } });
+      assert.equal(res.headers.get("x-request-id"), "case-42");
+      assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+      assert.equal(res.headers.get("x-frame-options"), "SAMEORIGIN");
+      assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'self'/);
+      const evil = await fetch(`${server.url}/`, {
+        headers: { "x-request-id": "<script>alert(1)</script>" },
+      });
+      assert.notEqual(evil.headers.get("x-request-id"), "<script>alert(1)</script>");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("names the allowed values in validation errors", async () => {
+    const server = await startFilesServer();
+    try {
+      const form = new FormData();
+      form.append("file", new Blob(["x"]), "x");
+      const res = await fetch(`${server.url}/converter/thumbnail?strategy=zoom`, {
+        method: "POST",
+        body: form,
+      });
+      assert.equal(res.status, 400);
+      const body = await json(res);
+      assert.equal(body.code, "invalid_request");
+      assert.match(body.detail, /strategy must be one of: pad, fit, cover, contain/);
+    } finally {
+      await server.close();
+    }
+  });
+});
