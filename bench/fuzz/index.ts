@@ -62,7 +62,9 @@ async function main(): Promise<number> {
     const seconds = (performance.now() - started) / 1000;
     await new Promise((r) => setTimeout(r, 2000));
     const after = memoryOf(server.pid);
-    const leftovers = await readdir(tmpDir);
+    const leftovers = (await readdir(tmpDir, { recursive: true, withFileTypes: true })).filter((e) =>
+      e.isFile(),
+    );
     const health = await fetch(`${server.url}/`);
     console.table([...counts.entries()].sort().map(([k, n]) => ({ "kind → status": k, count: n })));
     console.log(`${CASES} cases in ${fmt(seconds)} s; slowest answer ${fmt(slowest)} ms`);

@@ -47,7 +47,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     docsPath: "/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
   });
-  const limits: UploadLimits = {
+  const requestedLimits: UploadLimits = {
     maxFileSize: config.maxFileSize,
     maxFieldSize: config.maxFieldSize,
     tmpDir: config.tmpDir,
@@ -59,7 +59,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
 
   await app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
-    await installUploads(scope, limits);
+    const limits = await installUploads(scope, requestedLimits);
     // A refused upload may still be streaming in: close the connection so the client stops sending.
     scope.addHook("onError", async (_req, reply) => {
       reply.header("connection", "close");

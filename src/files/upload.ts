@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -46,9 +46,17 @@ export interface UploadLimits {
 const FILE_FIELD = "file";
 const MAX_FIELDS = 16;
 
-/** Registers multipart parsing, a pass-through parser for other bodies (so we can answer 400), and cleanup. */
-export async function installUploads(app: App, limits: UploadLimits): Promise<void> {
+/**
+ * Registers multipart parsing, a pass-through parser for other bodies (so we can answer 400), and
+ * cleanup. Each process keeps its temp files in a folder of its own under `limits.tmpDir`, removed
+ * on close; folders left by processes that died are swept at start. Returns the limits to use,
+ * pointing at that folder.
+ */
+export async function installUploads(app: App, limits: UploadLimits): Promise<UploadLimits> {
   await mkdir(limits.tmpDir, { recursive: true, mode: 0o700 });
+  await sweepDeadProcessFolders(limits.tmpDir);
+  const ownDir = path.join(limits.tmpDir, `${process.pid}-${randomUUID().slice(0, 8)}`);
+  await mkdir(ownDir, { mode: 0o700 });
   await app.register(multipart, {
     limits: {
       fileSize: limits.maxFileSize,
@@ -63,14 +71,40 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<vo
   // Any other body type reaches the handler unread; receiveUpload refuses it with a clear 400.
   app.addContentTypeParser("*", (_req, _payload, done) => done(null, undefined));
   app.decorateRequest("tempFiles", null);
+  const pending = new Set<Promise<unknown>>();
   const cleanup = async (req: FastifyRequest) => {
     const files = req.tempFiles;
     if (!files) return;
     req.tempFiles = null;
-    await Promise.all(files.map((f) => rm(f, { force: true })));
+    const removal = Promise.all(files.map((f) => rm(f, { force: true })));
+    pending.add(removal);
+    await removal.finally(() => pending.delete(removal));
   };
   app.addHook("onResponse", cleanup);
   app.addHook("onRequestAbort", cleanup);
+  app.addHook("onClose", async () => {
+    await Promise.allSettled(pending);
+    await rm(ownDir, { recursive: true, force: true });
+  });
+  return { ...limits, tmpDir: ownDir };
+}
+
+/** Removes `<pid>-<id>` folders whose process no longer runs (a crash or SIGKILL left them). */
+async function sweepDeadProcessFolders(parent: string): Promise<void> {
+  for (const entry of await readdir(parent, { withFileTypes: true })) {
+    const pid = Number(/^(\d+)-/.exec(entry.name)?.[1]);
+    if (!entry.isDirectory() || !pid || isAlive(pid)) continue;
+    await rm(path.join(parent, entry.name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Reads the multipart body of `req`: exactly one file in the field `file`, plus text fields. */

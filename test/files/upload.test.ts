@@ -131,6 +131,20 @@ describe("upload pipeline", () => {
     assert.deepEqual(await waitForNoLeftovers(server), []);
   });
 
+  it("sweeps temp folders of dead processes at start and removes its own on close", async () => {
+    const { mkdir, writeFile, readdir } = await import("node:fs/promises");
+    const path = await import("node:path");
+    const stale = path.join(server.tmpDir, "999999999-deadbeef");
+    await mkdir(stale);
+    await writeFile(path.join(stale, "orphan"), "x");
+    const second = await startFilesServer({ FILES_TMP_DIR: server.tmpDir });
+    const entries = await readdir(server.tmpDir);
+    assert.ok(!entries.includes("999999999-deadbeef"), "the dead process's folder was swept");
+    assert.equal(entries.length, 2, "each live server has its own folder");
+    await second.app.close();
+    assert.equal((await readdir(server.tmpDir)).length, 1, "a closed server removes its folder");
+  });
+
   it("creates temp files readable by the owner only", async () => {
     const { stat } = await import("node:fs/promises");
     const dirMode = (await stat(server.tmpDir)).mode & 0o777;

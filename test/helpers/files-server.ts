@@ -39,7 +39,10 @@ export async function startFilesServer(
     url: `http://127.0.0.1:${port}`,
     app,
     tmpDir,
-    leftovers: () => readdir(tmpDir),
+    leftovers: async () =>
+      (await readdir(tmpDir, { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile())
+        .map((e) => e.name),
     close: async () => {
       await app.close();
       await rm(tmpDir, { recursive: true, force: true });
