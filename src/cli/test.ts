@@ -6,7 +6,7 @@ import { createLogger } from "../common/logger.ts";
 import { ensureDebianPackages } from "../common/system.ts";
 
 /** Debian packages the suite uses as real peers and oracles; installed when root, else suites skip. */
-export const TEST_SYSTEM_PACKAGES: string[] = [];
+export const TEST_SYSTEM_PACKAGES: string[] = ["yara", "clamav-daemon", "clamdscan"];
 
 export async function test(args: string[]): Promise<number | undefined> {
   const { values, positionals } = parseArgs({

@@ -34,6 +34,25 @@ export const filesSettings = {
     "Thumbnails decoded at once; more requests wait in line (bounds memory under bursts).",
     { min: 1, max: 256, documentedDefault: "number of CPU cores" },
   ),
+  yaraWorkers: integer("YARA_WORKERS", os.availableParallelism(), "Worker threads running YARA scans.", {
+    min: 1,
+    max: 256,
+    documentedDefault: "number of CPU cores",
+  }),
+  rulesCacheSize: integer("RULES_CACHE_SIZE", 32, "Compiled YARA rule sets kept per worker (LRU).", {
+    min: 0,
+    max: 10_000,
+  }),
+  ruleMaxMatchesPerString: integer(
+    "RULE_MAX_MATCHES_PER_STRING",
+    1000,
+    "Instances reported per YARA string (the scan stops counting past it).",
+    { min: 1 },
+  ),
+  rulePlaintextMax: integer("RULE_PLAINTEXT_MAX", 256, "Bytes of each match shown in `plaintext`.", {
+    min: 0,
+    max: 65_536,
+  }),
   clamdSocket: optionalText("CLAMD_SOCKET", "Unix socket of clamd (wins over CLAMD_HOST/CLAMD_PORT)."),
   clamdHost: optionalText("CLAMD_HOST", "TCP host of a remote clamd."),
   clamdPort: integer("CLAMD_PORT", 3310, "TCP port of a remote clamd.", { min: 1, max: 65535 }),

@@ -47,5 +47,8 @@ export const rulematchAnalysis = Type.Object({
 });
 
 export const rulematchMetadata = Type.Object({
-  warnings: Type.Array(Type.String()),
+  warnings: Type.Array(Type.String(), { description: "Compiler warnings." }),
+  rules_cached: Type.Boolean({ description: "True when the compiled rules came from the cache." }),
+  compile_ms: Type.Number(),
+  scan_ms: Type.Number(),
 });
