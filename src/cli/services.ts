@@ -1,6 +1,8 @@
 /** Starting the services: shared by `up` and the per-service `serve` commands. */
+import path from "node:path";
 import type { CommonConfig } from "../common/config.ts";
 import type { Logger } from "../common/logger.ts";
+import { findClamd, type ManagedClamd, startManagedClamd } from "../files/clamd/managed.ts";
 import type { FilesConfig } from "../files/config.ts";
 import { buildFilesServer } from "../files/server.ts";
 
@@ -14,11 +16,42 @@ export async function startFilesService(
   config: FilesConfig,
   logger: Logger,
 ): Promise<RunningService> {
-  const app = await buildFilesServer({ common, files: config, logger });
+  const clamd = await startClamdIfNeeded(common, config, logger);
+  const app = await buildFilesServer({ common, files: config, logger, managedClamd: clamd?.address });
   await app.listen({ host: common.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  return { url: `http://${urlHost(common.host)}:${port}`, close: () => app.close() };
+  return {
+    url: `http://${urlHost(common.host)}:${port}`,
+    close: async () => {
+      await app.close();
+      await clamd?.stop();
+    },
+  };
+}
+
+/** Loupe runs its own clamd unless one is configured; without clamd the antivirus reports it is not ready. */
+async function startClamdIfNeeded(
+  common: CommonConfig,
+  config: FilesConfig,
+  logger: Logger,
+): Promise<ManagedClamd | undefined> {
+  if (config.clamdSocket || config.clamdHost) return undefined;
+  if (!findClamd()) {
+    logger.warn(
+      "clamd is not installed (Debian package clamav-daemon): the antivirus analyzer is unavailable",
+    );
+    return undefined;
+  }
+  try {
+    return await startManagedClamd(path.join(common.dataDir, "clamd"), {
+      maxFileSize: config.maxFileSize,
+      log: logger,
+    });
+  } catch (err) {
+    logger.warn(`could not start clamd: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 function urlHost(host: string): string {

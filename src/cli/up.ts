@@ -1,6 +1,7 @@
 import { readCommonConfig } from "../common/config.ts";
 import { closeOnSignals } from "../common/http.ts";
 import { createLogger } from "../common/logger.ts";
+import { ensureDebianPackages } from "../common/system.ts";
 import { readFilesConfig } from "../files/config.ts";
 import { startFilesService } from "./services.ts";
 
@@ -9,6 +10,7 @@ export async function up(_args: string[]): Promise<number | undefined> {
   const common = readCommonConfig();
   const filesConfig = readFilesConfig();
   const logger = createLogger(common.logLevel, "loupe");
+  if (!filesConfig.clamdSocket && !filesConfig.clamdHost) ensureDebianPackages(["clamav-daemon"], logger);
   const files = await startFilesService(common, filesConfig, logger.child({ service: "files" }));
   const lines = [
     "",

@@ -12,6 +12,7 @@ import { HttpError } from "../common/errors.ts";
 import { type App, createHttpServer, MULTIPART_BODY } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";
+import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
 import { makeThumbnail, sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
 import {
@@ -33,6 +34,8 @@ export interface FilesServerOptions {
   logger: Logger;
   /** Replaces the default processors (tests). */
   processors?: Processor[];
+  /** The clamd Loupe started itself, used when CLAMD_SOCKET/CLAMD_HOST are unset. */
+  managedClamd?: ClamdAddress;
 }
 
 export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
@@ -52,7 +55,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     maxFieldSize: config.maxFieldSize,
     tmpDir: config.tmpDir,
   };
-  const processors = opts.processors ?? createProcessors(config);
+  const processors = opts.processors ?? createProcessors(config, opts.managedClamd);
   app.addHook("onClose", async () => {
     await Promise.all(processors.map((p) => p.close?.()));
   });

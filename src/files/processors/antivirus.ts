@@ -1,10 +1,20 @@
+/** `POST /analyzer/antivirus`: the file streamed to clamd (INSTREAM); the verdict, never a 5xx. */
 import { Type } from "typebox";
+import { type ClamdAddress, ClamdError, describeAddress, ping, scanFile, version } from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
-import { notImplemented } from "./not-implemented.ts";
-import type { Processor } from "./processor.ts";
+import { type Processor, ProcessorFailure } from "./processor.ts";
 import { antivirusAnalysis } from "./schemas.ts";
 
-export function createAntivirusProcessor(_config: FilesConfig): Processor {
+const PING_TIMEOUT_MS = 1500;
+
+/** The clamd to use: CLAMD_SOCKET, else CLAMD_HOST/CLAMD_PORT, else the one Loupe runs itself. */
+export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): ClamdAddress | undefined {
+  if (config.clamdSocket) return { socket: config.clamdSocket };
+  if (config.clamdHost) return { host: config.clamdHost, port: config.clamdPort };
+  return managed;
+}
+
+export function createAntivirusProcessor(config: FilesConfig, clamd: ClamdAddress | undefined): Processor {
   return {
     name: "antivirus",
     url: "https://www.clamav.net/",
@@ -12,7 +22,61 @@ export function createAntivirusProcessor(_config: FilesConfig): Processor {
     fields: Type.Object({}),
     metadataSchema: Type.Null(),
     analysisSchema: antivirusAnalysis,
-    run: async () => notImplemented("antivirus"),
-    engines: async () => ({ clamd: { ready: false, detail: "not built yet" } }),
+    async run(file) {
+      if (!clamd) {
+        throw new ProcessorFailure(
+          "engine_unavailable",
+          "No clamd is configured: set CLAMD_SOCKET or CLAMD_HOST, or install clamav-daemon so Loupe runs its own.",
+        );
+      }
+      try {
+        const verdict = await scanFile(clamd, file.path, config.scanTimeoutMs);
+        if (!verdict.infected) {
+          return {
+            content: null,
+            metadata: null,
+            analysis: { infected: false, description: null, filename: file.filename, extra: null },
+          };
+        }
+        const engine = await version(clamd, PING_TIMEOUT_MS).catch(() => ({
+          engine: "ClamAV",
+          database: null,
+        }));
+        return {
+          content: null,
+          metadata: null,
+          analysis: {
+            infected: true,
+            description: verdict.signature,
+            filename: file.filename,
+            extra: {
+              engine: engine.engine,
+              database: engine.database,
+              signature: verdict.signature,
+              sha256: file.hashes.sha256,
+            },
+          },
+        };
+      } catch (err) {
+        if (err instanceof ClamdError) throw new ProcessorFailure(err.short, err.message);
+        throw err;
+      }
+    },
+    async engines() {
+      if (!clamd) return { clamd: { ready: false, detail: "not configured" } };
+      try {
+        await ping(clamd, PING_TIMEOUT_MS);
+        const v = await version(clamd, PING_TIMEOUT_MS);
+        return {
+          clamd: {
+            ready: true,
+            version: v.database ? `${v.engine}/${v.database}` : v.engine,
+            detail: describeAddress(clamd),
+          },
+        };
+      } catch (err) {
+        return { clamd: { ready: false, detail: err instanceof Error ? err.message : String(err) } };
+      }
+    },
   };
 }

@@ -1,14 +1,15 @@
+import type { ClamdAddress } from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
-import { createAntivirusProcessor } from "./antivirus.ts";
+import { configuredClamd, createAntivirusProcessor } from "./antivirus.ts";
 import { createExtractorProcessor } from "./extractor/index.ts";
 import type { Processor } from "./processor.ts";
 import { createRulematchProcessor } from "./rulematch/index.ts";
 
 /** Every analyzer of the files service; each becomes `POST /analyzer/<name>`. */
-export function createProcessors(config: FilesConfig): Processor[] {
+export function createProcessors(config: FilesConfig, managedClamd?: ClamdAddress): Processor[] {
   return [
     createExtractorProcessor(config),
-    createAntivirusProcessor(config),
+    createAntivirusProcessor(config, configuredClamd(config, managedClamd)),
     createRulematchProcessor(config),
   ];
 }
