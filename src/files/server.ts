@@ -23,7 +23,7 @@ import {
   type ProcessorOutput,
 } from "./processors/processor.ts";
 import { createProcessors } from "./processors/registry.ts";
-import { installUploads, receiveUnhashedUpload, receiveUpload, type UploadLimits } from "./upload.ts";
+import { installUploads, receiveUpload, type UploadLimits } from "./upload.ts";
 
 const ErrorSchema = Type.Object({ detail: Type.String(), code: Type.String() });
 const fileField = Type.String({ format: "binary", description: "The file to analyse." });
@@ -121,7 +121,7 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
       },
     },
     async (req) => {
-      const upload = await receiveUpload(req, limits);
+      const upload = await receiveUpload(req, limits, { hash: processor.needsHashes !== false });
       const controller = new AbortController();
       req.raw.once("close", () => controller.abort());
       const started = performance.now();
@@ -201,7 +201,7 @@ function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits):
       },
     },
     async (req, reply) => {
-      const upload = await receiveUnhashedUpload(req, limits);
+      const upload = await receiveUpload(req, limits, { hash: false });
       const png = await decodeSlot(() =>
         makeThumbnail(upload.file.path, req.query, { maxImagePixels: config.maxImagePixels }),
       );

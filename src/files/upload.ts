@@ -28,7 +28,8 @@ export interface UploadedFile {
   /** Content type the client declared (never trusted for detection). */
   declaredType: string;
   size: number;
-  hashes: FileHashes;
+  /** md5/sha1/sha256, computed while streaming, for the operations that report them. */
+  hashes?: FileHashes;
 }
 
 export interface Upload {
@@ -107,24 +108,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Reads the multipart body of `req`: exactly one file in the field `file`, plus text fields. */
-export async function receiveUpload(req: FastifyRequest, limits: UploadLimits): Promise<Upload> {
-  return (await readMultipart(req, limits, true)) as Upload;
-}
-
-/** The same without hashing, for operations that never report hashes (thumbnails): hashing costs CPU. */
-export async function receiveUnhashedUpload(
+/**
+ * Reads the multipart body of `req`: exactly one file in the field `file`, plus text fields.
+ * Hashing costs CPU on large files, so only the operations that report hashes ask for it.
+ */
+export function receiveUpload(
   req: FastifyRequest,
   limits: UploadLimits,
-): Promise<{ file: Omit<UploadedFile, "hashes">; fields: Record<string, string> }> {
-  return readMultipart(req, limits, false);
+  opts: { hash: boolean },
+): Promise<Upload> {
+  return readMultipart(req, limits, opts.hash);
 }
 
-async function readMultipart(
-  req: FastifyRequest,
-  limits: UploadLimits,
-  hash: boolean,
-): Promise<{ file: Omit<UploadedFile, "hashes"> & { hashes?: FileHashes }; fields: Record<string, string> }> {
+async function readMultipart(req: FastifyRequest, limits: UploadLimits, hash: boolean): Promise<Upload> {
   if (!req.isMultipart()) {
     throw badRequest(
       "not_multipart",
@@ -132,7 +128,7 @@ async function readMultipart(
     );
   }
   const fields: Record<string, string> = {};
-  let file: (Omit<UploadedFile, "hashes"> & { hashes?: FileHashes }) | undefined;
+  let file: UploadedFile | undefined;
   try {
     for await (const part of req.parts()) {
       if (part.type === "field") {
@@ -172,7 +168,7 @@ async function saveToTempFile(
   declaredType: string,
   limits: UploadLimits,
   hash: boolean,
-): Promise<Omit<UploadedFile, "hashes"> & { hashes?: FileHashes }> {
+): Promise<UploadedFile> {
   const tempPath = path.join(limits.tmpDir, randomUUID());
   req.tempFiles ??= [];
   req.tempFiles.push(tempPath);

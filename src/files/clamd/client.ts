@@ -18,7 +18,7 @@ export class ClamdError extends Error {
   }
 }
 
-const CHUNK = 64 * 1024;
+const CHUNK = 1024 * 1024;
 
 export function describeAddress(a: ClamdAddress): string {
   return "socket" in a ? `unix:${a.socket}` : `tcp:${a.host}:${a.port}`;

@@ -1,4 +1,6 @@
 /** `POST /analyzer/antivirus`: the file streamed to clamd (INSTREAM); the verdict, never a 5xx. */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { Type } from "typebox";
 import { type ClamdAddress, ClamdError, describeAddress, ping, scanFile, version } from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
@@ -6,6 +8,13 @@ import { type Processor, ProcessorFailure } from "./processor.ts";
 import { antivirusAnalysis } from "./schemas.ts";
 
 const PING_TIMEOUT_MS = 1500;
+
+/** Only an infected file's hash is reported, so it is computed only then. */
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) hash.update(chunk);
+  return hash.digest("hex");
+}
 
 /** The clamd to use: CLAMD_SOCKET, else CLAMD_HOST/CLAMD_PORT, else the one Loupe runs itself. */
 export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): ClamdAddress | undefined {
@@ -19,6 +28,7 @@ export function createAntivirusProcessor(config: FilesConfig, clamd: ClamdAddres
     name: "antivirus",
     url: "https://www.clamav.net/",
     description: "Antivirus scan by ClamAV (clamd, INSTREAM).",
+    needsHashes: false,
     fields: Type.Object({}),
     metadataSchema: Type.Null(),
     analysisSchema: antivirusAnalysis,
@@ -53,7 +63,7 @@ export function createAntivirusProcessor(config: FilesConfig, clamd: ClamdAddres
               engine: engine.engine,
               database: engine.database,
               signature: verdict.signature,
-              sha256: file.hashes.sha256,
+              sha256: await sha256Of(file.path),
             },
           },
         };

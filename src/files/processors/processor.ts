@@ -30,6 +30,8 @@ export interface Processor {
   name: string;
   url: string;
   description: string;
+  /** Whether `file.hashes` must be computed during the upload (default true; it costs CPU on big files). */
+  needsHashes?: boolean;
   /** Text form fields the processor reads beside `file` (documented in OpenAPI). */
   fields: TObject;
   metadataSchema: TSchema;

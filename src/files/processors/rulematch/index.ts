@@ -25,6 +25,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
     name: "rulematch",
     url: "https://virustotal.github.io/yara-x/",
     description: "Scan with the caller's YARA rules (YARA-X).",
+    needsHashes: false,
     fields: Type.Object({ rules: Type.String({ description: "YARA rules source." }) }),
     metadataSchema: rulematchMetadata,
     analysisSchema: rulematchAnalysis,
