@@ -5,6 +5,8 @@ import type { Logger } from "../common/logger.ts";
 import { findClamd, type ManagedClamd, startManagedClamd } from "../files/clamd/managed.ts";
 import type { FilesConfig } from "../files/config.ts";
 import { buildFilesServer } from "../files/server.ts";
+import type { IntelConfig } from "../intel/config.ts";
+import { buildIntelServer, type IntelServices, openIntelServices, startWorker } from "../intel/server.ts";
 
 export interface RunningService {
   url: string;
@@ -56,4 +58,28 @@ async function startClamdIfNeeded(
 
 function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
+}
+
+/** The intel API (and its embedded worker unless `worker` is false). */
+export async function startIntelService(
+  common: CommonConfig,
+  config: IntelConfig,
+  logger: Logger,
+  opts: { worker: boolean },
+): Promise<RunningService & { adminUrl: string; services: IntelServices }> {
+  const services = await openIntelServices(config);
+  if (opts.worker) startWorker(services);
+  const app = await buildIntelServer({ common, services, logger });
+  await app.listen({ host: common.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  return {
+    url: `http://${urlHost(common.host)}:${port}`,
+    adminUrl: `${config.baseUrl}/${services.adminPath}/`,
+    services,
+    close: async () => {
+      await app.close();
+      await services.close();
+    },
+  };
 }

@@ -5,9 +5,14 @@ import { describe, it } from "node:test";
 import { commonSettings, ROOT } from "../../src/common/config.ts";
 import { ConfigError, type SettingsSpec } from "../../src/common/settings.ts";
 import { filesSettings, readFilesConfig } from "../../src/files/config.ts";
+import { intelSettings } from "../../src/intel/config.ts";
 
 /** Every settings spec of the project; docs/configuration.md must list each variable. */
-const ALL_SPECS: Record<string, SettingsSpec> = { common: commonSettings, files: filesSettings };
+const ALL_SPECS: Record<string, SettingsSpec> = {
+  common: commonSettings,
+  files: filesSettings,
+  intel: intelSettings,
+};
 
 describe("settings", () => {
   it("are all documented in docs/configuration.md with their default", () => {

@@ -1,0 +1,24 @@
+/** `Authorization: Token <key>` on every /api/ route; inactive users and revoked keys are refused. */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Kysely } from "kysely";
+import { HttpError } from "../../common/errors.ts";
+import { authenticateKey, type UserRow } from "../store/accounts.ts";
+import type { Database } from "../store/schema.ts";
+
+export function tokenAuth(db: Kysely<Database>) {
+  return async (req: FastifyRequest, _reply: FastifyReply) => {
+    const header = req.headers.authorization;
+    if (!header)
+      throw new HttpError(401, "not_authenticated", "Authentication credentials were not provided.");
+    const m = /^Token\s+(\S+)$/i.exec(header);
+    const user = m?.[1] ? await authenticateKey(db, m[1]) : undefined;
+    if (!user) throw new HttpError(401, "invalid_token", "Invalid token.");
+    req.user = user;
+  };
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    user?: UserRow;
+  }
+}

@@ -1,0 +1,237 @@
+/** The intel HTTP API (DESIGN §3): validation and serialisation only; the work is in domain/. */
+import { execFileSync } from "node:child_process";
+import { Type } from "typebox";
+import { badRequest, HttpError, notFound } from "../../common/errors.ts";
+import type { App } from "../../common/http.ts";
+import { supports } from "../connectors/registry.ts";
+import type { Connector } from "../connectors/types.ts";
+import type { Lookups } from "../domain/requests.ts";
+import { vendorErrors } from "../domain/requests.ts";
+import { checkValue, findSuperType, findType, SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
+import type { JobQueue } from "../queue/jobs.ts";
+import { configuredVendors } from "../store/credentials.ts";
+import type { Store } from "../store/db.ts";
+import type { RequestsTable } from "../store/schema.ts";
+
+export interface ApiDeps {
+  store: Store;
+  lookups: Lookups;
+  queue: JobQueue;
+  connectors: Connector[];
+  retryAfterSeconds: number;
+}
+
+const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { additionalProperties: true });
+
+const RequestBody = Type.Object({
+  super_type: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "Super type short name, e.g. OBSERVABLE (case-insensitive).",
+  }),
+  type: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "Type short name, e.g. IPV4 (case-insensitive).",
+  }),
+  value: Type.String({ minLength: 1, maxLength: 2048 }),
+  force: Type.Optional(Type.Boolean({ default: false })),
+  depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
+});
+
+function requestJson(r: RequestsTable) {
+  return {
+    id: r.id,
+    value: r.value,
+    super_type: r.super_type,
+    type: r.type,
+    status: r.status,
+    created_at: r.created_at,
+  };
+}
+
+function typesJson(superTypes: SuperTypeInfo[], keep: (superType: string, type: string) => boolean) {
+  const types: Record<string, Array<{ id: string; name: string; label: string }>> = {};
+  const supers: Array<{ name: string; short_name: string }> = [];
+  for (const st of superTypes) {
+    const list = st.types.filter((t) => keep(st.shortName, t.shortName));
+    if (list.length === 0) continue;
+    supers.push({ name: st.name, short_name: st.shortName });
+    types[st.shortName] = list.map((t) => ({ id: t.shortName, name: t.shortName, label: t.name }));
+  }
+  return { super_types: supers, types };
+}
+
+let gitCommit: string | undefined;
+function gitCommitHash(): string {
+  if (gitCommit === undefined) {
+    try {
+      gitCommit = execFileSync("git", ["rev-parse", "HEAD"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }).trim();
+    } catch {
+      gitCommit = "unknown";
+    }
+  }
+  return gitCommit;
+}
+
+export function registerApi(app: App, deps: ApiDeps): void {
+  const { lookups, store, connectors } = deps;
+  const tags = ["intel"];
+
+  app.post(
+    "/api/request/",
+    {
+      schema: {
+        tags,
+        summary:
+          "Ask about a subject: 200 with stored data, 201 while a lookup runs, 502 when every vendor failed",
+        body: RequestBody,
+        response: {
+          200: Type.Object(
+            {
+              root_entity: Type.Object({}, { additionalProperties: true }),
+              entities: Type.Array(Type.Object({}, { additionalProperties: true })),
+              events: Type.Array(Type.Object({}, { additionalProperties: true })),
+              relations: Type.Array(Type.Object({}, { additionalProperties: true })),
+              graph: Type.String({ description: "Mermaid flowchart LR" }),
+              sources: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true })),
+            },
+            { additionalProperties: true },
+          ),
+          201: Type.Object({
+            id: Type.String(),
+            value: Type.String(),
+            super_type: Type.String(),
+            type: Type.String(),
+            status: Type.String(),
+            created_at: Type.String(),
+          }),
+          400: ErrorBody,
+          401: ErrorBody,
+          502: ErrorBody,
+        },
+      },
+    },
+    async (req, reply) => {
+      const superType = findSuperType(req.body.super_type);
+      if (!superType) {
+        throw badRequest(
+          "unknown_super_type",
+          `Unknown super type "${req.body.super_type}". See GET /api/types/.`,
+        );
+      }
+      const type = findType(superType.shortName, req.body.type);
+      if (!type) {
+        throw badRequest(
+          "unknown_type",
+          `Unknown type "${req.body.type}" for ${superType.shortName}. See GET /api/types/.`,
+        );
+      }
+      const value = req.body.value.trim();
+      const problem = checkValue(type, value);
+      if (problem) throw badRequest("invalid_value", problem);
+      const subject = { superType: superType.shortName, type: type.shortName, value };
+      const outcome = await lookups.submit(subject, req.body.force ?? false, req.body.depth ?? 1);
+      if (outcome.kind === "done") return reply.code(200).send(outcome.document);
+      if (outcome.kind === "failed") {
+        throw new HttpError(
+          502,
+          "vendors_failed",
+          "Every vendor failed for this subject; a new lookup is tried after a cool-down.",
+          {
+            errors: outcome.errors,
+            request: outcome.request.id,
+          },
+        );
+      }
+      return reply
+        .code(201)
+        .header("location", `/api/request/${outcome.request.id}/`)
+        .header("retry-after", String(deps.retryAfterSeconds))
+        .send(requestJson(outcome.request));
+    },
+  );
+
+  app.get(
+    "/api/request/:id/",
+    {
+      schema: {
+        tags,
+        summary: "A lookup's status and per-vendor outcome",
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      },
+    },
+    async (req) => {
+      const r = await lookups.getRequest(req.params.id);
+      if (!r) throw notFound(`No request ${req.params.id}.`);
+      return {
+        ...requestJson(r),
+        force: r.force === 1,
+        started_at: r.started_at,
+        finished_at: r.finished_at,
+        sources: JSON.parse(r.vendors),
+        errors: vendorErrors(r),
+      };
+    },
+  );
+
+  app.get(
+    "/api/types/",
+    { schema: { tags, summary: "Every super type and type of the taxonomy" } },
+    async () => typesJson(SUPER_TYPES, () => true),
+  );
+
+  app.get(
+    "/api/types/supported/",
+    { schema: { tags, summary: "The types at least one connector can look up" } },
+    async () =>
+      typesJson(SUPER_TYPES, (superType, type) => connectors.some((c) => supports(c, { superType, type }))),
+  );
+
+  app.get(
+    "/api/modules/",
+    { schema: { tags, summary: "Connectors and whether they are configured" } },
+    async () => {
+      const configured = await configuredVendors(store.db);
+      return connectors.map((c) => ({
+        id: c.id,
+        vendor: c.vendor,
+        description: c.description,
+        supported_types: c.supportedTypes.map((t) => `${t.superType}/${t.type}`),
+        credential_fields: c.credentialFields,
+        configured: c.credentialFields.length === 0 || configured.has(c.id),
+      }));
+    },
+  );
+
+  app.get(
+    "/api/status/now/",
+    { schema: { tags, summary: "Cache sizes, modules, workers, queue" } },
+    async () => {
+      const count = async (table: "entities" | "events" | "relations") =>
+        Number(
+          (
+            await store.db
+              .selectFrom(table)
+              .select(store.db.fn.countAll<number>().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const configured = await configuredVendors(store.db);
+      return {
+        cached_entities: await count("entities"),
+        cached_events: await count("events"),
+        cached_relations: await count("relations"),
+        available_modules: connectors
+          .filter((c) => c.credentialFields.length === 0 || configured.has(c.id))
+          .map((c) => c.id),
+        workers: await deps.queue.workers(),
+        queue: await deps.queue.depth(),
+        git_commit_hash: gitCommitHash(),
+      };
+    },
+  );
+}

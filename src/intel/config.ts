@@ -1,0 +1,96 @@
+import { httpUrl, integer, optionalText, readSettings, text } from "../common/settings.ts";
+
+/** Settings of the intel service (docs/configuration.md lists them). */
+export const intelSettings = {
+  port: integer("INTEL_PORT", 9080, "Port of the intel service.", { min: 0, max: 65535 }),
+  databaseUrl: text(
+    "DATABASE_URL",
+    "sqlite:./data/intel.db",
+    "sqlite:<path> (embedded, WAL) or postgres://… (scale-out: several workers).",
+  ),
+  baseUrl: httpUrl(
+    "BASE_URL",
+    "http://127.0.0.1:9080",
+    "Public URL of the intel service (links, admin panel).",
+  ),
+  adminPath: optionalText(
+    "ADMIN_PATH",
+    "Path of the admin panel; a random 32-hex path is made and kept when unset.",
+  ),
+  secretKey: optionalText(
+    "SECRET_KEY",
+    "Secret that signs admin sessions; generated and kept in the database when unset.",
+  ),
+  vendorTimeoutMs: integer(
+    "INTEL_VENDOR_TIMEOUT_MS",
+    20_000,
+    "Time limit of one vendor call (per attempt).",
+    {
+      min: 100,
+    },
+  ),
+  vendorRetries: integer(
+    "INTEL_VENDOR_RETRIES",
+    2,
+    "Retries of a vendor call after a 429, a 5xx or a network error.",
+    {
+      min: 0,
+      max: 10,
+    },
+  ),
+  vendorMaxBackoffMs: integer(
+    "INTEL_VENDOR_MAX_BACKOFF_MS",
+    10_000,
+    "Longest wait before retrying a vendor.",
+    {
+      min: 0,
+    },
+  ),
+  vendorConcurrency: integer(
+    "INTEL_VENDOR_CONCURRENCY",
+    4,
+    "Calls in flight to one vendor from one worker.",
+    {
+      min: 1,
+      max: 256,
+    },
+  ),
+  failureCooldownMs: integer(
+    "INTEL_FAILURE_COOLDOWN_MS",
+    60_000,
+    "After every vendor failed for a subject, how long 502 is answered before a new lookup is tried.",
+    { min: 0 },
+  ),
+  retryAfterSeconds: integer("INTEL_RETRY_AFTER", 2, "Retry-After (seconds) sent with 201 answers.", {
+    min: 1,
+    max: 3600,
+  }),
+  workerConcurrency: integer("INTEL_WORKER_CONCURRENCY", 8, "Lookups one worker runs at once.", {
+    min: 1,
+    max: 256,
+  }),
+  jobLeaseMs: integer(
+    "INTEL_JOB_LEASE_MS",
+    120_000,
+    "A job whose worker has not finished by then is retried.",
+    {
+      min: 1000,
+    },
+  ),
+};
+
+export type IntelConfig = ReturnType<typeof readIntelConfig>;
+
+export function readIntelConfig(env: NodeJS.ProcessEnv = process.env) {
+  return { ...readSettings(intelSettings, env), vendorUrls: vendorUrlOverrides(env) };
+}
+
+/** INTEL_VENDOR_URL_<ID>=http://host:port replaces the scheme, host and port of vendor <id>'s API. */
+export function vendorUrlOverrides(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    const m = /^INTEL_VENDOR_URL_([A-Z0-9_]+)$/.exec(key);
+    if (m?.[1] && value) out[m[1].toLowerCase()] = value.replace(/\/+$/, "");
+  }
+  return out;
+}

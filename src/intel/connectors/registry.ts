@@ -1,0 +1,13 @@
+/** Every connector Loupe knows; ids are fixed by DESIGN §3. */
+import type { Connector, TypeRef } from "./types.ts";
+import { virustotal } from "./virustotal.ts";
+
+export const CONNECTORS: Connector[] = [virustotal];
+
+export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {
+  return connectors.find((c) => c.id === id);
+}
+
+export function supports(connector: Connector, type: TypeRef): boolean {
+  return connector.supportedTypes.some((t) => t.superType === type.superType && t.type === type.type);
+}

@@ -1,0 +1,233 @@
+/**
+ * VirusTotal API v3: files (md5/sha1/sha256), domains, IP addresses and URLs, with the key in the
+ * `x-apikey` header. A URL's id is the unpadded base64url of the URL.
+ */
+import {
+  type Connector,
+  type EntityDraft,
+  type EntityRef,
+  type EventDraft,
+  type Fragment,
+  type RelationDraft,
+  rootRef,
+  type Subject,
+} from "./types.ts";
+
+const HASHES = ["MD5", "SHA1", "SHA256"] as const;
+
+interface VtAttributes {
+  last_analysis_stats?: Record<string, number>;
+  last_analysis_results?: Record<string, { category?: string; engine_name?: string; result?: string | null }>;
+  last_analysis_date?: number;
+  first_submission_date?: number;
+  last_submission_date?: number;
+  times_submitted?: number;
+  reputation?: number;
+  tags?: string[];
+  md5?: string;
+  sha1?: string;
+  sha256?: string;
+  size?: number;
+  type_description?: string;
+  meaningful_name?: string;
+  names?: string[];
+  popular_threat_classification?: {
+    suggested_threat_label?: string;
+    popular_threat_category?: Array<{ value: string; count: number }>;
+  };
+  last_dns_records?: Array<{ type?: string; value?: string; ttl?: number }>;
+  registrar?: string;
+  creation_date?: number;
+  country?: string;
+  asn?: number;
+  as_owner?: string;
+  network?: string;
+  url?: string;
+  last_final_url?: string;
+  title?: string;
+  categories?: Record<string, string>;
+}
+
+export function vtObjectPath(subject: Subject): string | undefined {
+  const v = subject.value.trim();
+  switch (subject.type) {
+    case "MD5":
+    case "SHA1":
+    case "SHA256":
+      return `/api/v3/files/${encodeURIComponent(v.toLowerCase())}`;
+    case "DOMAIN":
+    case "HOSTNAME":
+      return `/api/v3/domains/${encodeURIComponent(v.toLowerCase())}`;
+    case "IPV4":
+    case "IPV6":
+      return `/api/v3/ip_addresses/${encodeURIComponent(v)}`;
+    case "URL":
+      return `/api/v3/urls/${Buffer.from(v).toString("base64url")}`;
+    default:
+      return undefined;
+  }
+}
+
+const unixToIso = (s: number | undefined) =>
+  typeof s === "number" && s > 0 ? new Date(s * 1000).toISOString() : undefined;
+
+/** Colander's threat types for VirusTotal's popular threat categories. */
+const THREAT_TYPES: Record<string, string> = {
+  trojan: "TROJAN",
+  ransomware: "RANSOMWARE",
+  adware: "ADWARE",
+  spyware: "SPYWARE",
+  downloader: "LOADER",
+  dropper: "DROPPER",
+  backdoor: "BACKDOOR",
+  rootkit: "ROOTKIT",
+  miner: "CRYPTOJACKING",
+  phishing: "PHISHING",
+  worm: "MALWARE",
+  virus: "MALWARE",
+  pua: "GENERIC",
+  hacktool: "GENERIC",
+};
+
+export function normalizeVirusTotal(raw: unknown, subject: Subject): Fragment {
+  const attrs = ((raw as { data?: { attributes?: VtAttributes } } | null)?.data?.attributes ??
+    {}) as VtAttributes;
+  const root = rootRef(subject);
+  const entities: EntityDraft[] = [];
+  const relations: RelationDraft[] = [];
+  const events: EventDraft[] = [];
+  const stats = attrs.last_analysis_stats ?? {};
+  const total = Object.values(stats).reduce((a, b) => a + (typeof b === "number" ? b : 0), 0);
+  const rootAttributes: Record<string, string> = {};
+  if (total > 0) {
+    rootAttributes.vt_score = `${stats.malicious ?? 0}/${total}`;
+    rootAttributes.vt_malicious = String(stats.malicious ?? 0);
+    rootAttributes.vt_suspicious = String(stats.suspicious ?? 0);
+    rootAttributes.is_malicious = String((stats.malicious ?? 0) > 0);
+  }
+  const put = (key: string, value: unknown) => {
+    if (value !== undefined && value !== null && value !== "") rootAttributes[key] = String(value);
+  };
+  put("vt_reputation", attrs.reputation);
+  if (attrs.tags?.length) put("tags", attrs.tags.join(","));
+  put("file_type", attrs.type_description);
+  put("size", attrs.size);
+  put("meaningful_name", attrs.meaningful_name);
+  if (attrs.names?.length) put("names", attrs.names.slice(0, 10).join(","));
+  put("registrar", attrs.registrar);
+  put("country", attrs.country);
+  if (attrs.asn !== undefined) put("asn", `AS${attrs.asn}`);
+  put("as_owner", attrs.as_owner);
+  put("network", attrs.network);
+  put("title", attrs.title);
+  put("last_final_url", attrs.last_final_url);
+  if (attrs.categories) put("categories", [...new Set(Object.values(attrs.categories))].join(","));
+  entities.push({ ...root, attributes: rootAttributes, sourceUrl: guiUrl(subject) });
+
+  // The same file under its other hashes.
+  for (const h of HASHES) {
+    const value = attrs[h.toLowerCase() as "md5" | "sha1" | "sha256"];
+    if (value && h !== subject.type && subject.superType === "OBSERVABLE") {
+      const ref: EntityRef = { superType: "OBSERVABLE", type: h, name: value.toLowerCase() };
+      entities.push(ref);
+      relations.push({ name: "same file as", from: root, to: ref });
+    }
+  }
+
+  const label = attrs.popular_threat_classification?.suggested_threat_label;
+  if (label) {
+    const category = attrs.popular_threat_classification?.popular_threat_category?.[0]?.value ?? "";
+    const threat: EntityRef = { superType: "THREAT", type: THREAT_TYPES[category] ?? "GENERIC", name: label };
+    entities.push({ ...threat, attributes: { category } });
+    relations.push({ name: "associated threat", from: root, to: threat });
+  }
+
+  for (const rec of attrs.last_dns_records ?? []) {
+    if (!rec.type || !rec.value) continue;
+    const record: EntityRef = {
+      superType: "OBSERVABLE",
+      type: "DNS_RECORD",
+      name: `${rec.type} ${subject.value} ${rec.value}`,
+    };
+    entities.push({ ...record, attributes: { record_type: rec.type, ttl: String(rec.ttl ?? "") } });
+    relations.push({ name: "has DNS record", from: root, to: record });
+    const ipType = rec.type === "A" ? "IPV4" : rec.type === "AAAA" ? "IPV6" : undefined;
+    if (ipType) {
+      const ip: EntityRef = { superType: "OBSERVABLE", type: ipType, name: rec.value };
+      entities.push(ip);
+      relations.push({ name: "resolves", from: root, to: ip });
+      relations.push({ name: "points to", from: record, to: ip });
+    }
+  }
+  if (attrs.asn !== undefined) {
+    const asn: EntityRef = { superType: "OBSERVABLE", type: "ASN", name: `AS${attrs.asn}` };
+    entities.push({ ...asn, attributes: attrs.as_owner ? { operator: attrs.as_owner } : {} });
+    relations.push({ name: "belongs to", from: root, to: asn });
+  }
+
+  const analysed = unixToIso(attrs.last_analysis_date);
+  if (analysed) {
+    for (const [engine, r] of Object.entries(attrs.last_analysis_results ?? {}).sort(([a], [b]) =>
+      a.localeCompare(b),
+    )) {
+      if (r.category !== "malicious" || !r.result) continue;
+      events.push({
+        type: "AV_DETECTION",
+        name: `${r.engine_name ?? engine}: ${r.result}`,
+        firstSeen: analysed,
+        lastSeen: analysed,
+        involved: root,
+        attributes: { engine: r.engine_name ?? engine, detection: r.result },
+      });
+    }
+  }
+  const firstSubmitted = unixToIso(attrs.first_submission_date);
+  if (firstSubmitted) {
+    events.push({
+      type: "HIT",
+      name: "Submitted to VirusTotal",
+      firstSeen: firstSubmitted,
+      lastSeen: unixToIso(attrs.last_submission_date) ?? firstSubmitted,
+      count: attrs.times_submitted ?? 1,
+      involved: root,
+    });
+  }
+  return { entities, relations, events };
+}
+
+function guiUrl(subject: Subject): string {
+  const kind = {
+    MD5: "file",
+    SHA1: "file",
+    SHA256: "file",
+    DOMAIN: "domain",
+    HOSTNAME: "domain",
+    IPV4: "ip-address",
+    IPV6: "ip-address",
+    URL: "url",
+  }[subject.type];
+  const id = subject.type === "URL" ? Buffer.from(subject.value).toString("base64url") : subject.value;
+  return kind ? `https://www.virustotal.com/gui/${kind}/${encodeURIComponent(id)}` : "";
+}
+
+const observable = (type: string) => ({ superType: "OBSERVABLE", type });
+
+export const virustotal: Connector = {
+  id: "virustotal",
+  vendor: "VirusTotal",
+  description: "VirusTotal API v3: file hashes, domains, IP addresses and URLs.",
+  supportedTypes: ["MD5", "SHA1", "SHA256", "DOMAIN", "HOSTNAME", "IPV4", "IPV6", "URL"].map(observable),
+  credentialFields: ["api_key"],
+  defaultBaseUrl: "https://www.virustotal.com",
+  async fetch(subject, credentials, ctx) {
+    const path = vtObjectPath(subject);
+    if (!path) return null;
+    const res = await ctx.http.get(path, { headers: { "x-apikey": credentials.api_key ?? "" } });
+    if (res.status === 404) return null;
+    return res.json();
+  },
+  normalize: normalizeVirusTotal,
+  async check(credentials, ctx) {
+    await ctx.http.get("/api/v3/domains/example.com", { headers: { "x-apikey": credentials.api_key ?? "" } });
+  },
+};

@@ -1,0 +1,116 @@
+/** The result document Colander reads: {root_entity, entities, events, relations, graph, sources}. */
+
+import { type Neighbourhood, parseAttributes } from "../store/graph.ts";
+import type { EntitiesTable, EventsTable, RelationsTable } from "../store/schema.ts";
+import { toMermaid } from "./mermaid.ts";
+import { findSuperType, findType } from "./taxonomy.ts";
+
+export interface TypeRefJson {
+  name: string;
+  short_name: string;
+  description: string;
+  nf_icon: string;
+}
+
+export interface SourceOutcome {
+  status: "ok" | "error" | "not_found";
+  error: string | null;
+  fetched_at: string | null;
+}
+
+function superTypeJson(shortName: string): TypeRefJson {
+  const st = findSuperType(shortName);
+  return {
+    name: st?.name ?? shortName,
+    short_name: shortName,
+    description: st?.name ?? shortName,
+    nf_icon: "",
+  };
+}
+
+function typeJson(superType: string, shortName: string): TypeRefJson {
+  const t = findType(superType, shortName);
+  return {
+    name: t?.name ?? shortName,
+    short_name: shortName,
+    description: t?.description ?? shortName,
+    nf_icon: t?.icon ?? "",
+  };
+}
+
+export function entityJson(e: EntitiesTable) {
+  return {
+    id: e.id,
+    super_type: superTypeJson(e.super_type),
+    type: typeJson(e.super_type, e.type),
+    name: e.name,
+    description: e.description,
+    source_url: e.source_url,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+    tlp: e.tlp,
+    pap: e.pap,
+    attributes: parseAttributes(e.attributes),
+  };
+}
+
+export function eventJson(e: EventsTable) {
+  return {
+    id: e.id,
+    type: typeJson("EVENT", e.type),
+    first_seen: e.first_seen,
+    last_seen: e.last_seen,
+    count: e.count,
+    name: e.name,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+    description: e.description,
+    attributes: parseAttributes(e.attributes),
+    involved_entity: e.involved_entity,
+  };
+}
+
+export function relationJson(r: RelationsTable) {
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    created_at: r.created_at,
+    attributes: parseAttributes(r.attributes),
+    obj_from: r.obj_from,
+    obj_to: r.obj_to,
+  };
+}
+
+const byEntity = (a: EntitiesTable, b: EntitiesTable) =>
+  a.super_type.localeCompare(b.super_type) ||
+  a.type.localeCompare(b.type) ||
+  a.name.localeCompare(b.name) ||
+  a.id.localeCompare(b.id);
+
+export function buildDocument(n: Neighbourhood, sources: Record<string, SourceOutcome>) {
+  const others = n.entities.filter((e) => e.id !== n.root.id).sort(byEntity);
+  const relations = [...n.relations].sort(
+    (a, b) =>
+      a.name.localeCompare(b.name) ||
+      a.obj_from.localeCompare(b.obj_from) ||
+      a.obj_to.localeCompare(b.obj_to),
+  );
+  const events = [...n.events].sort(
+    (a, b) =>
+      a.first_seen.localeCompare(b.first_seen) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+  );
+  const ordered = [n.root, ...others];
+  const graph = toMermaid(
+    ordered.map((e) => ({ id: e.id, label: `${e.type}: ${e.name}` })),
+    relations.map((r) => ({ from: r.obj_from, to: r.obj_to, label: r.name })),
+  );
+  return {
+    root_entity: entityJson(n.root),
+    entities: others.map(entityJson),
+    events: events.map(eventJson),
+    relations: relations.map(relationJson),
+    graph,
+    sources,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The intel service: token-protected API, OpenAPI at /api/schema/ and docs at /api/docs/ (any
+ * valid key), and — unless told otherwise — an embedded worker processing lookups.
+ */
+import type { CommonConfig } from "../common/config.ts";
+import { type App, createHttpServer } from "../common/http.ts";
+import type { Logger } from "../common/logger.ts";
+import { VERSION } from "../common/version.ts";
+import { tokenAuth } from "./api/auth.ts";
+import { registerApi } from "./api/routes.ts";
+import type { IntelConfig } from "./config.ts";
+import { CONNECTORS } from "./connectors/registry.ts";
+import type { Connector } from "./connectors/types.ts";
+import { createLookups, type Lookups } from "./domain/requests.ts";
+import { createJobQueue, type JobQueue } from "./queue/jobs.ts";
+import { openStore, type Store } from "./store/db.ts";
+import { getOrCreateSetting, randomHex } from "./store/settings.ts";
+
+export interface IntelServices {
+  store: Store;
+  queue: JobQueue;
+  lookups: Lookups;
+  connectors: Connector[];
+  config: IntelConfig;
+  /** The admin panel's path (ADMIN_PATH, or a random one made once and kept). */
+  adminPath: string;
+  close(): Promise<void>;
+}
+
+export async function openIntelServices(
+  config: IntelConfig,
+  connectors: Connector[] = CONNECTORS,
+): Promise<IntelServices> {
+  const store = await openStore(config.databaseUrl);
+  const queue = createJobQueue(store.db, {
+    leaseMs: config.jobLeaseMs,
+    concurrency: config.workerConcurrency,
+  });
+  const lookups = createLookups({ store, queue, config, connectors });
+  const adminPath =
+    config.adminPath?.replace(/^\/+|\/+$/g, "") ??
+    (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
+  return {
+    store,
+    queue,
+    lookups,
+    connectors,
+    config,
+    adminPath,
+    close: async () => {
+      await queue.stop();
+      await store.close();
+    },
+  };
+}
+
+/** Starts processing lookups in this process. */
+export function startWorker(services: IntelServices): void {
+  services.queue.start((id) => services.lookups.processRequest(id));
+}
+
+export async function buildIntelServer(opts: {
+  common: CommonConfig;
+  services: IntelServices;
+  logger: Logger;
+}): Promise<App> {
+  const { services } = opts;
+  const auth = tokenAuth(services.store.db);
+  const app = await createHttpServer({
+    name: "intel",
+    version: VERSION,
+    description:
+      "Threat intelligence aggregation: ask about a subject, Loupe asks vendors in parallel and answers with a knowledge graph. Every /api/ route needs `Authorization: Token <API key>`.",
+    logger: opts.logger,
+    specPath: "/api/schema/",
+    docsPath: "/api/docs",
+    rateLimitPerMinute: opts.common.rateLimitPerMinute,
+    protectDocs: auth,
+    openapiComponents: {
+      securitySchemes: {
+        tokenAuth: { type: "apiKey", in: "header", name: "Authorization", description: "Token <API key>" },
+      },
+    },
+  });
+  await app.register(async (api) => {
+    api.addHook("onRequest", auth);
+    registerApi(api as unknown as App, {
+      store: services.store,
+      lookups: services.lookups,
+      queue: services.queue,
+      connectors: services.connectors,
+      retryAfterSeconds: services.config.retryAfterSeconds,
+    });
+  });
+  app.get("/", { schema: { hide: true } }, async () => ({
+    status: "ok",
+    service: "intel",
+    version: VERSION,
+  }));
+  return app;
+}

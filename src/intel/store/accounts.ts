@@ -1,0 +1,143 @@
+/**
+ * Users and API keys. Passwords are hashed with scrypt; API keys are random, shown once, and
+ * stored as their SHA-256 with a short prefix kept for display. Looking a key up by its hash and
+ * comparing the hashes with timingSafeEqual keeps the check constant-time in the key's content.
+ */
+import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { promisify } from "node:util";
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.ts";
+import { nowIso } from "./time.ts";
+
+const scryptAsync = promisify(scrypt) as (
+  pw: string,
+  salt: Buffer,
+  len: number,
+  opts: object,
+) => Promise<Buffer>;
+const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scryptAsync(password, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString("base64")}$${hash.toString("base64")}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split("$");
+  if (scheme !== "scrypt" || !salt || !hash) return false;
+  const expected = Buffer.from(hash, "base64");
+  const actual = await scryptAsync(password, Buffer.from(salt, "base64"), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
+  return timingSafeEqual(actual, expected);
+}
+
+export interface UserRow {
+  id: number;
+  username: string;
+  is_admin: number;
+  is_active: number;
+  created_at: string;
+}
+
+export class AccountError extends Error {}
+
+export async function createUser(
+  db: Kysely<Database>,
+  username: string,
+  password: string,
+  isAdmin: boolean,
+): Promise<UserRow> {
+  if (!/^[\w.@+-]{1,150}$/.test(username)) {
+    throw new AccountError("A username has 1 to 150 letters, digits or . @ + - _ characters.");
+  }
+  if (password.length < 8) throw new AccountError("A password has at least 8 characters.");
+  const existing = await db
+    .selectFrom("users")
+    .select("id")
+    .where("username", "=", username)
+    .executeTakeFirst();
+  if (existing) throw new AccountError(`The user "${username}" already exists.`);
+  await db
+    .insertInto("users")
+    .values({
+      username,
+      password_hash: await hashPassword(password),
+      is_admin: isAdmin ? 1 : 0,
+      is_active: 1,
+      created_at: nowIso(),
+    })
+    .execute();
+  return db
+    .selectFrom("users")
+    .select(["id", "username", "is_admin", "is_active", "created_at"])
+    .where("username", "=", username)
+    .executeTakeFirstOrThrow();
+}
+
+export async function findUser(db: Kysely<Database>, username: string) {
+  return db.selectFrom("users").selectAll().where("username", "=", username).executeTakeFirst();
+}
+
+export const tokenHash = (key: string) => createHash("sha256").update(key).digest("hex");
+
+/** Makes a new API key for the user; the key itself is returned once and never stored. */
+export async function createToken(
+  db: Kysely<Database>,
+  userId: number,
+): Promise<{ key: string; prefix: string }> {
+  const key = randomBytes(20).toString("hex");
+  const prefix = key.slice(0, 8);
+  await db
+    .insertInto("tokens")
+    .values({
+      user_id: userId,
+      prefix,
+      hash: tokenHash(key),
+      created_at: nowIso(),
+      last_used_at: null,
+      revoked: 0,
+    })
+    .execute();
+  return { key, prefix };
+}
+
+/** The active user owning this key, or undefined. */
+export async function authenticateKey(db: Kysely<Database>, key: string): Promise<UserRow | undefined> {
+  if (!/^[0-9a-f]{40}$/.test(key)) return undefined;
+  const hash = tokenHash(key);
+  const row = await db
+    .selectFrom("tokens")
+    .innerJoin("users", "users.id", "tokens.user_id")
+    .select([
+      "tokens.id as token_id",
+      "tokens.hash",
+      "tokens.last_used_at",
+      "users.id",
+      "users.username",
+      "users.is_admin",
+      "users.is_active",
+      "users.created_at",
+    ])
+    .where("tokens.hash", "=", hash)
+    .where("tokens.revoked", "=", 0)
+    .executeTakeFirst();
+  if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) || row.is_active !== 1)
+    return undefined;
+  // Recording every use would turn each read into a write; once a minute is enough to show activity.
+  const now = nowIso();
+  if (!row.last_used_at || Date.parse(now) - Date.parse(row.last_used_at) > 60_000) {
+    await db.updateTable("tokens").set({ last_used_at: now }).where("id", "=", row.token_id).execute();
+  }
+  return {
+    id: row.id,
+    username: row.username,
+    is_admin: row.is_admin,
+    is_active: row.is_active,
+    created_at: row.created_at,
+  };
+}

@@ -1,0 +1,42 @@
+/** Opens the database named by DATABASE_URL: SQLite (better-sqlite3, WAL) or PostgreSQL (pg). */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { resolveFromRoot } from "../../common/config.ts";
+import { migrate } from "./migrations.ts";
+import type { Database } from "./schema.ts";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export async function openStore(url: string, opts: { migrate?: boolean } = {}): Promise<Store> {
+  let db: Kysely<Database>;
+  let dialect: Dialect;
+  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+    dialect = "postgres";
+    db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }),
+    });
+  } else if (url.startsWith("sqlite:")) {
+    dialect = "sqlite";
+    const file = url.slice("sqlite:".length);
+    const target = file === ":memory:" ? file : resolveFromRoot(file);
+    if (target !== ":memory:") mkdirSync(path.dirname(target), { recursive: true });
+    const sqlite = new SqliteDatabase(target);
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("synchronous = NORMAL");
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else {
+    throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url}"`);
+  }
+  if (opts.migrate !== false) await migrate(db, dialect);
+  return { db, dialect, close: () => db.destroy() };
+}

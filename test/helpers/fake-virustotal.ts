@@ -1,0 +1,63 @@
+/**
+ * A fake VirusTotal API v3 on loopback, serving recorded-format answers from test/fixtures/virustotal:
+ * checks the x-apikey header and the paths, counts calls, and can be told to be slow or to fail.
+ */
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+
+const FIXTURES = path.join(import.meta.dirname, "..", "fixtures", "virustotal");
+export const vtFixture = (name: string): unknown =>
+  JSON.parse(readFileSync(path.join(FIXTURES, `${name}.json`), "utf8"));
+
+export interface FakeVendor {
+  url: string;
+  calls: string[];
+  /** Delay every answer by this many ms. */
+  delayMs: number;
+  /** Answer this status (with the vendor's error body) instead of data. */
+  failWith: number | null;
+  /** Replace every answer by this raw text. */
+  garbage: string | null;
+  close(): Promise<void>;
+}
+
+export const VT_KEY = "fake-vt-key-0123456789";
+
+export async function startFakeVirusTotal(objects: Record<string, unknown> = {}): Promise<FakeVendor> {
+  const state: FakeVendor = {
+    url: "",
+    calls: [],
+    delayMs: 0,
+    failWith: null,
+    garbage: null,
+    close: async () => {},
+  };
+  const server = http.createServer((req, res) => {
+    state.calls.push(`${req.method} ${req.url}`);
+    const send = (status: number, body: unknown) => {
+      setTimeout(() => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(typeof body === "string" ? body : JSON.stringify(body));
+      }, state.delayMs);
+    };
+    if (req.headers["x-apikey"] !== VT_KEY) return send(401, vtFixture("wrong_credentials"));
+    if (state.garbage !== null) return send(200, state.garbage);
+    if (state.failWith === 429) return send(429, vtFixture("quota_exceeded"));
+    if (state.failWith !== null)
+      return send(state.failWith, { error: { code: "TransientError", message: "failure" } });
+    const m = /^\/api\/v3\/(files|domains|ip_addresses|urls)\/([^/?]+)$/.exec(req.url ?? "");
+    const found = m ? objects[`${m[1]}/${decodeURIComponent(m[2]!)}`] : undefined;
+    if (found) return send(200, found);
+    return send(404, vtFixture("not_found"));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  return state;
+}
