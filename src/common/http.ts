@@ -63,6 +63,11 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
     ajv: { customOptions: { coerceTypes: "array", removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const routes: Array<{ method: string; url: string }> = [];
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  app.decorate("routeList", routes);
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
@@ -209,5 +214,7 @@ export function closeOnSignals(logger: Logger, closeables: Array<() => Promise<u
 declare module "fastify" {
   interface FastifyInstance {
     metricsRegistry: Registry;
+    /** Every route registered (method and URL): lets tests check a rule holds for all of them. */
+    routeList: Array<{ method: string; url: string }>;
   }
 }
