@@ -135,7 +135,13 @@ export function registerApi(app: App, deps: ApiDeps): void {
       if (problem) throw badRequest("invalid_value", problem);
       const subject = { superType: superType.shortName, type: type.shortName, value };
       const outcome = await lookups.submit(subject, req.body.force ?? false, req.body.depth ?? 1);
-      if (outcome.kind === "done") return reply.code(200).send(outcome.document);
+      if (outcome.kind === "done") {
+        // Already-serialised JSON (cached by graph version): Fastify sends strings as they are.
+        return reply
+          .code(200)
+          .type("application/json; charset=utf-8")
+          .send(outcome.json as unknown as object as never);
+      }
       if (outcome.kind === "failed") {
         throw new HttpError(
           502,

@@ -20,7 +20,7 @@ export type Status = "CREATED" | "ENQUEUED" | "PROCESSING" | "SUCCEEDED" | "FAIL
 export type ResultDocument = ReturnType<typeof buildDocument>;
 
 export type SubmitOutcome =
-  | { kind: "done"; document: ResultDocument }
+  | { kind: "done"; json: string }
   | { kind: "pending"; request: RequestsTable }
   | { kind: "failed"; request: RequestsTable; errors: Record<string, string> };
 
@@ -41,6 +41,7 @@ export interface LookupDeps {
 }
 
 const ACTIVE: Status[] = ["ENQUEUED", "PROCESSING"];
+const GRAPH_VERSION = "graph_version";
 
 export function createLookups({ store, queue, config, connectors }: LookupDeps): Lookups {
   const { db } = store;
@@ -65,6 +66,36 @@ export function createLookups({ store, queue, config, connectors }: LookupDeps):
           .executeTakeFirst()
       : undefined;
     return buildDocument(hood, req ? (JSON.parse(req.vendors) as Record<string, SourceOutcome>) : {});
+  }
+
+  /**
+   * Stored answers are served from rendered JSON kept in memory, keyed by the graph version that
+   * every finished lookup bumps in the database (so several processes stay consistent).
+   */
+  const rendered = new Map<string, { version: string; json: string }>();
+  const RENDERED_MAX = 1000;
+
+  async function graphVersion(): Promise<string> {
+    const row = await db
+      .selectFrom("settings")
+      .select("value")
+      .where("key", "=", GRAPH_VERSION)
+      .executeTakeFirst();
+    return row?.value ?? "";
+  }
+
+  async function renderedDocument(subject: Subject, depth: number): Promise<string | undefined> {
+    const cacheKey = `${depth}|${subjectKey(subject)}`;
+    const version = await graphVersion();
+    const hit = rendered.get(cacheKey);
+    if (hit?.version === version) return hit.json;
+    const doc = await document(subject, depth);
+    if (!doc) return undefined;
+    const json = JSON.stringify(doc);
+    rendered.delete(cacheKey);
+    rendered.set(cacheKey, { version, json });
+    if (rendered.size > RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
+    return json;
   }
 
   /** Finds the running lookup of this subject, or creates and enqueues one — atomically. */
@@ -116,8 +147,8 @@ export function createLookups({ store, queue, config, connectors }: LookupDeps):
         .where("subject_key", "=", key)
         .executeTakeFirst();
       if (lookup?.status === "SUCCEEDED") {
-        const doc = await document(subject, depth);
-        if (doc) return { kind: "done", document: doc };
+        const json = await renderedDocument(subject, depth);
+        if (json) return { kind: "done", json };
       }
       if (
         lookup?.status === "FAILED" &&
@@ -194,6 +225,11 @@ export function createLookups({ store, queue, config, connectors }: LookupDeps):
             .column("subject_key")
             .doUpdateSet({ root_entity: rootId, request_id: id, status, finished_at: finishedAt }),
         )
+        .execute();
+      await tx
+        .insertInto("settings")
+        .values({ key: GRAPH_VERSION, value: newId() })
+        .onConflict((oc) => oc.column("key").doUpdateSet({ value: newId() }))
         .execute();
     });
   }

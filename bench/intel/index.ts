@@ -1,0 +1,195 @@
+/**
+ * Intel: cached 200 answers per second and p99 for a root with 50 neighbours and 20 events, on
+ * SQLite and PostgreSQL, beside a trivial route of the same server; then the latency from
+ * enqueue to 200 with 10 vendors answering in 200 ms each (parallel fan-out, not sequential).
+ */
+import { request } from "undici";
+import { readCommonConfig } from "../../src/common/config.ts";
+import { createLogger } from "../../src/common/logger.ts";
+import { readIntelConfig } from "../../src/intel/config.ts";
+import { virustotal } from "../../src/intel/connectors/virustotal.ts";
+import { subjectKey } from "../../src/intel/domain/requests.ts";
+import { buildIntelServer, openIntelServices, startWorker } from "../../src/intel/server.ts";
+import { createToken, createUser } from "../../src/intel/store/accounts.ts";
+import { addCredentials } from "../../src/intel/store/credentials.ts";
+import { openStore } from "../../src/intel/store/db.ts";
+import { saveFragment } from "../../src/intel/store/graph.ts";
+import { newId, nowIso } from "../../src/intel/store/time.ts";
+import { startFakeVirusTotal, VT_KEY } from "../../test/helpers/fake-virustotal.ts";
+import { type DbKind, freshDatabase, postgresSkipReason } from "../../test/helpers/intel-server.ts";
+import { fmt, percentiles } from "../lib/measure.ts";
+import { startChildServer } from "../lib/server.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 32;
+const ROOT = { superType: "OBSERVABLE", type: "DOMAIN", name: "bench.example.org" };
+
+async function seed(url: string): Promise<string> {
+  const store = await openStore(url);
+  try {
+    const entities = Array.from({ length: 50 }, (_, i) => ({
+      superType: "OBSERVABLE",
+      type: "IPV4",
+      name: `192.0.2.${i + 1}`,
+      attributes: { country: "NL", asn: "AS64500" },
+    }));
+    const rootId = await saveFragment(
+      store.db,
+      ROOT,
+      {
+        entities,
+        relations: entities.map((e) => ({ name: "resolves", from: ROOT, to: e })),
+        events: Array.from({ length: 20 }, (_, i) => ({
+          type: "PASSIVE_DNS",
+          name: `resolution ${i}`,
+          firstSeen: new Date(Date.UTC(2026, 0, 1 + i * 3)).toISOString(),
+          lastSeen: new Date(Date.UTC(2026, 0, 2 + i * 3)).toISOString(),
+          involved: ROOT,
+        })),
+      },
+      "bench",
+    );
+    const requestId = newId();
+    const key = subjectKey({ superType: ROOT.superType, type: ROOT.type, value: ROOT.name });
+    await store.db
+      .insertInto("requests")
+      .values({
+        id: requestId,
+        super_type: ROOT.superType,
+        type: ROOT.type,
+        value: ROOT.name,
+        subject_key: key,
+        force: 0,
+        status: "SUCCEEDED",
+        vendors: "{}",
+        error: null,
+        created_at: nowIso(),
+        started_at: nowIso(),
+        finished_at: nowIso(),
+      })
+      .execute();
+    await store.db
+      .insertInto("lookups")
+      .values({
+        subject_key: key,
+        root_entity: rootId,
+        request_id: requestId,
+        status: "SUCCEEDED",
+        finished_at: nowIso(),
+      })
+      .execute();
+    const user = await createUser(store.db, "bench", "bench-password", false);
+    return (await createToken(store.db, user.id)).key;
+  } finally {
+    await store.close();
+  }
+}
+
+async function load(url: string, init: { method: string; headers?: Record<string, string>; body?: string }) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const until = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        const res = await request(url, init);
+        await res.body.arrayBuffer();
+        if (res.statusCode !== 200) errors++;
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { perSecond: latencies.length / SECONDS, ...percentiles(latencies), errors };
+}
+
+async function cachedAnswers(kind: DbKind): Promise<void> {
+  const db = await freshDatabase(kind);
+  try {
+    const key = await seed(db.url);
+    const server = await startChildServer(
+      ["intel", "serve", "--no-worker"],
+      { DATABASE_URL: db.url },
+      "/",
+      "INTEL_PORT",
+    );
+    try {
+      const body = JSON.stringify({ super_type: "OBSERVABLE", type: "DOMAIN", value: ROOT.name });
+      const post = {
+        method: "POST",
+        headers: { authorization: `Token ${key}`, "content-type": "application/json" },
+        body,
+      };
+      const check = await request(`${server.url}/api/request/`, post);
+      const doc = (await check.body.json()) as { entities: unknown[]; events: unknown[] };
+      if (check.statusCode !== 200 || doc.entities.length !== 50 || doc.events.length !== 20)
+        throw new Error("seed not served");
+      await load(`${server.url}/`, { method: "GET" }); // warm-up
+      const trivial = await load(`${server.url}/`, { method: "GET" });
+      const cached = await load(`${server.url}/api/request/`, post);
+      console.log(
+        `${kind.padEnd(8)} cached 200: ${fmt(cached.perSecond, 0)} req/s, p50 ${fmt(cached.p50)} ms, p99 ${fmt(cached.p99)} ms (errors ${cached.errors}) | trivial GET /: ${fmt(trivial.perSecond, 0)} req/s, p99 ${fmt(trivial.p99)} ms | ratio ${fmt(trivial.perSecond / cached.perSecond, 2)}×`,
+      );
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await db.drop();
+  }
+}
+
+async function fanoutLatency(): Promise<void> {
+  const vt = await startFakeVirusTotal({});
+  vt.delayMs = 200;
+  const db = await freshDatabase("sqlite");
+  const connectors = Array.from({ length: 10 }, (_, i) => ({ ...virustotal, id: `vendor${i}` }));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, INTEL_RETRY_AFTER: "1" };
+  for (const c of connectors) env[`INTEL_VENDOR_URL_${c.id.toUpperCase()}`] = vt.url;
+  const services = await openIntelServices(readIntelConfig(env), connectors);
+  startWorker(services);
+  const app = await buildIntelServer({
+    common: readCommonConfig(env),
+    services,
+    logger: createLogger("silent"),
+  });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  try {
+    for (const c of connectors) await addCredentials(services.store.db, c.id, { api_key: VT_KEY });
+    const user = await createUser(services.store.db, "fan", "fan-password", false);
+    const { key } = await createToken(services.store.db, user.id);
+    const headers = { authorization: `Token ${key}`, "content-type": "application/json" };
+    const times: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const body = JSON.stringify({
+        super_type: "OBSERVABLE",
+        type: "MD5",
+        value: `${i.toString(16).padStart(2, "0")}${"b".repeat(30)}`,
+      });
+      const t = performance.now();
+      for (;;) {
+        const res = await request(`${url}/api/request/`, { method: "POST", headers, body });
+        await res.body.arrayBuffer();
+        if (res.statusCode === 200) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      times.push(performance.now() - t);
+    }
+    const p = percentiles(times);
+    console.log(
+      `enqueue → 200 with 10 vendors at 200 ms each: p50 ${fmt(p.p50)} ms, max ${fmt(Math.max(...times))} ms (sequential would be ≥ 2000 ms; target ≤ 500 ms); vendor calls ${vt.calls.length}`,
+    );
+  } finally {
+    await app.close();
+    await services.close();
+    await vt.close();
+    await db.drop();
+  }
+}
+
+console.log(`intel benchmark — ${SECONDS} s per measure, ${CONNECTIONS} connections`);
+await cachedAnswers("sqlite");
+if (await postgresSkipReason().catch(() => "unreachable")) console.log("postgres: skipped (not reachable)");
+else await cachedAnswers("postgres");
+await fanoutLatency();
