@@ -22,7 +22,7 @@ export async function up(_args: string[]): Promise<number | undefined> {
     "Loupe is up.",
     `  files   ${files.url}    docs: ${files.url}/docs`,
     `  intel   ${intel.url}    docs: ${intel.url}/api/docs/ (with an API key)`,
-    `  admin   ${intel.adminUrl}`,
+    `  admin   ${intel.adminUrl} (reserved: the admin panel is not part of this build yet)`,
     "",
     "First time? Create an account and a key:",
     "  ./loupe intel user create --username you --admin",
