@@ -53,6 +53,48 @@ export const filesSettings = {
     min: 0,
     max: 65_536,
   }),
+  extractWorkers: integer(
+    "EXTRACT_WORKERS",
+    os.availableParallelism(),
+    "Worker threads running extractions.",
+    {
+      min: 1,
+      max: 256,
+      documentedDefault: "number of CPU cores",
+    },
+  ),
+  extractTimeoutMs: integer("EXTRACT_TIMEOUT_MS", 120_000, "Time limit of one extraction, in ms.", {
+    min: 1,
+  }),
+  extractMemoryMb: integer("EXTRACT_MEMORY_MB", 1024, "Heap limit of an extraction worker, in MB.", {
+    min: 64,
+  }),
+  extractMaxChars: integer(
+    "EXTRACT_MAX_CHARS",
+    10_000_000,
+    "Longest extracted text returned, in characters.",
+    {
+      min: 1,
+    },
+  ),
+  extractMaxDepth: integer("EXTRACT_MAX_DEPTH", 3, "How deep archives inside archives are opened.", {
+    min: 0,
+    max: 20,
+  }),
+  extractMaxArchiveBytes: integer(
+    "EXTRACT_MAX_ARCHIVE_BYTES",
+    500_000_000,
+    "Uncompressed bytes read from one archive (zip bombs stop here).",
+    { min: 1 },
+  ),
+  extractMaxArchiveEntries: integer(
+    "EXTRACT_MAX_ARCHIVE_ENTRIES",
+    10_000,
+    "Entries listed from one archive.",
+    {
+      min: 1,
+    },
+  ),
   clamdSocket: optionalText("CLAMD_SOCKET", "Unix socket of clamd (wins over CLAMD_HOST/CLAMD_PORT)."),
   clamdHost: optionalText("CLAMD_HOST", "TCP host of a remote clamd."),
   clamdPort: integer("CLAMD_PORT", 3310, "TCP port of a remote clamd.", { min: 1, max: 65535 }),

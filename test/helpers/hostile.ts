@@ -233,12 +233,6 @@ export function judgeAnswer(
   a: { status: number; body: string; ms: number },
 ): string | null {
   if (a.ms >= ANSWER_WITHIN_MS) return `${r.kind} on ${r.path} took ${Math.round(a.ms)} ms`;
-  if (a.status === 501) {
-    // An analyzer whose engine has not landed yet answers 501 not_implemented by design.
-    return safeCode(a.body) === "not_implemented"
-      ? null
-      : `${r.kind} on ${r.path} → 501: ${a.body.slice(0, 200)}`;
-  }
   if (a.status >= 500) return `${r.kind} on ${r.path} → ${a.status}: ${a.body.slice(0, 300)}`;
   if (a.status >= 400 && !/^[a-z_]+$/.test(safeCode(a.body) ?? "")) {
     return `${r.kind} on ${r.path} → ${a.status} without the {detail, code} error model: ${a.body.slice(0, 200)}`;

@@ -1,18 +1,87 @@
+/**
+ * `POST /analyzer/extractor`: text and metadata, natively (no Java), in a pool of worker threads
+ * with a time limit and a memory limit per extraction; a stuck or exhausted worker is replaced.
+ */
+import { Piscina } from "piscina";
 import { Type } from "typebox";
 import type { FilesConfig } from "../../config.ts";
-import { notImplemented } from "../not-implemented.ts";
-import type { Processor } from "../processor.ts";
+import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
+import type { ExtractResult, ExtractTask } from "./worker.ts";
 
-export function createExtractorProcessor(_config: FilesConfig): Processor {
+export function createExtractorProcessor(config: FilesConfig): Processor {
+  const pool = new Piscina<ExtractTask, ExtractResult>({
+    filename: new URL("./worker.ts", import.meta.url).href,
+    minThreads: 1,
+    maxThreads: config.extractWorkers,
+    idleTimeout: 60_000,
+    resourceLimits: { maxOldGenerationSizeMb: config.extractMemoryMb },
+  });
+  const limits = {
+    maxChars: config.extractMaxChars,
+    maxDepth: config.extractMaxDepth,
+    maxArchiveBytes: config.extractMaxArchiveBytes,
+    maxArchiveEntries: config.extractMaxArchiveEntries,
+  };
   return {
     name: "extractor",
     url: "https://github.com/loupe-project/loupe/blob/main/docs/extraction.md",
-    description: "Text and metadata extraction.",
+    description: "Text and metadata extraction (PDF, Office, OpenDocument, HTML, text, images, archives).",
+    needsHashes: true,
     fields: Type.Object({}),
     metadataSchema: Type.Null(),
     analysisSchema: extractorAnalysis,
-    run: async () => notImplemented("extractor"),
-    engines: async () => ({ extractor: { ready: false, detail: "not built yet" } }),
+    async run(file, _fields, ctx) {
+      const deadline = AbortSignal.timeout(config.extractTimeoutMs);
+      let result: ExtractResult;
+      try {
+        result = await pool.run(
+          { path: file.path, filename: file.filename, limits },
+          { signal: AbortSignal.any([deadline, ctx.signal]) },
+        );
+      } catch (err) {
+        if (deadline.aborted)
+          throw new ProcessorFailure(
+            "timeout",
+            `Extraction did not finish within ${config.extractTimeoutMs} ms and was stopped.`,
+          );
+        const message = err instanceof Error ? err.message : String(err);
+        if (/memory|ERR_WORKER_OUT_OF_MEMORY/i.test(message)) {
+          throw new ProcessorFailure(
+            "too_large",
+            `Extraction needed more than ${config.extractMemoryMb} MB and was stopped.`,
+          );
+        }
+        throw new ProcessorFailure("engine_error", `Extraction failed: ${message}`);
+      }
+      if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
+      return {
+        content: result.content,
+        metadata: null,
+        analysis: {
+          content_length: file.size,
+          created: result.created,
+          title: result.title,
+          type: result.type,
+          language: result.language,
+          extra: {
+            ...result.extra,
+            hashes: { ...file.hashes },
+            file: { name: file.filename, declared_type: file.declaredType },
+          },
+        },
+      };
+    },
+    async engines() {
+      return {
+        extractor: {
+          ready: true,
+          detail: `${pool.threads.length} of ${config.extractWorkers} workers started`,
+        },
+      };
+    },
+    async close() {
+      await pool.destroy();
+    },
   };
 }

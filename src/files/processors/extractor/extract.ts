@@ -1,0 +1,139 @@
+/**
+ * Detects what a file is from its content (magic bytes, then container inspection, then text
+ * heuristics — never the name alone) and hands it to the extractor of its format.
+ */
+import { fileTypeFromBuffer } from "file-type";
+import { describeArchive, gunzipLimited, readTar, readZip } from "./formats/archive.ts";
+import { extractBinary } from "./formats/binary.ts";
+import { extractHtml } from "./formats/html.ts";
+import { extractImage } from "./formats/image.ts";
+import { extractOdf, extractOoxml } from "./formats/office.ts";
+import { extractPdf } from "./formats/pdf.ts";
+import { tar } from "./formats/tar-type.ts";
+import { extractText, looksLikeText } from "./formats/text.ts";
+import { type Extracted, type ExtractLimits, isoDate } from "./result.ts";
+
+export type Typed = Extracted & { type: string };
+
+const OOXML = {
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+} as const;
+
+export async function extractBytes(
+  bytes: Buffer,
+  name: string,
+  depth: number,
+  limits: ExtractLimits,
+): Promise<Typed> {
+  const detected = await fileTypeFromBuffer(bytes);
+  const mime = detected?.mime as string | undefined;
+  const recurse = (b: Buffer, n: string, d: number) => extractBytes(b, n, d, limits);
+  if (mime === "application/pdf") return { type: mime, ...(await extractPdf(bytes)) };
+  if (mime?.startsWith("image/") && mime !== "image/svg+xml")
+    return { type: mime, ...(await extractImage(bytes)) };
+  if (
+    mime === "application/zip" ||
+    mime?.startsWith("application/vnd.openxmlformats") ||
+    mime?.startsWith("application/vnd.oasis.opendocument") ||
+    mime === "application/epub+zip" ||
+    mime === "application/java-archive"
+  ) {
+    return extractZipFamily(bytes, mime, depth, limits, recurse);
+  }
+  if (mime === "application/gzip") {
+    const { data, truncated } = gunzipLimited(bytes, limits);
+    const inner = truncated
+      ? undefined
+      : await extractBytes(data, name.replace(/\.gz$/i, ""), depth + 1, limits);
+    const archive = {
+      entry_count: 1,
+      entries: [{ name: name.replace(/\.gz$/i, ""), size: data.length, type: inner?.type }],
+      ...(truncated ? { truncated } : {}),
+    };
+    return { type: mime, text: inner?.text ?? "", extra: { ...(inner?.extra ?? {}), archive } };
+  }
+  if (mime === "application/x-tar" || tar(bytes)) {
+    return {
+      type: "application/x-tar",
+      ...(await describeArchive(readTar(bytes, limits), depth, limits, recurse)),
+    };
+  }
+  if (mime) return { type: mime, ...extractBinary(bytes, limits.maxChars) };
+  return extractUntyped(bytes, limits);
+}
+
+async function extractZipFamily(
+  bytes: Buffer,
+  mime: string,
+  depth: number,
+  limits: ExtractLimits,
+  recurse: (b: Buffer, n: string, d: number) => Promise<Typed>,
+): Promise<Typed> {
+  const { files, listing } = readZip(bytes, limits);
+  if (files["word/document.xml"]) return { type: OOXML.docx, ...(await extractOoxml(files, bytes, "docx")) };
+  if (files["xl/workbook.xml"]) return { type: OOXML.xlsx, ...(await extractOoxml(files, bytes, "xlsx")) };
+  if (files["ppt/presentation.xml"])
+    return { type: OOXML.pptx, ...(await extractOoxml(files, bytes, "pptx")) };
+  const odfType = files.mimetype ? Buffer.from(files.mimetype).toString("ascii").trim() : "";
+  if (odfType.startsWith("application/vnd.oasis.opendocument"))
+    return { type: odfType, ...extractOdf(files) };
+  if (files["AndroidManifest.xml"] && files["classes.dex"]) {
+    const described = await describeArchive(listing, limits.maxDepth, limits, recurse);
+    return { type: "application/vnd.android.package-archive", text: "", extra: described.extra };
+  }
+  return {
+    type: mime === "application/epub+zip" ? mime : "application/zip",
+    ...(await describeArchive(listing, depth, limits, recurse)),
+  };
+}
+
+function extractUntyped(bytes: Buffer, limits: ExtractLimits): Typed {
+  if (!looksLikeText(bytes))
+    return { type: "application/octet-stream", ...extractBinary(bytes, limits.maxChars) };
+  const head = bytes.subarray(0, 2048).toString("latin1");
+  if (/<!doctype html|<html[\s>]/i.test(head)) return { type: "text/html", ...extractHtml(bytes) };
+  const text = extractText(bytes);
+  const trimmed = text.text.trimStart();
+  if (/^<\?xml/.test(trimmed)) {
+    const isXhtml = /<html[\s>]/i.test(trimmed.slice(0, 4096));
+    if (isXhtml) return { type: "application/xhtml+xml", ...extractHtml(bytes) };
+    return { type: "application/xml", text: trimmed.replace(/<[^>]+>/g, " "), extra: text.extra };
+  }
+  if (/^[[{]/.test(trimmed)) {
+    try {
+      JSON.parse(text.text);
+      return { type: "application/json", ...text };
+    } catch {
+      // Not JSON after all: plain text.
+    }
+  }
+  if (
+    /^(?:Return-Path|Received|From|Message-ID|MIME-Version|Date|Subject|To):/im.test(
+      trimmed.slice(0, 1024),
+    ) &&
+    /\n\r?\n/.test(text.text)
+  ) {
+    return { type: "message/rfc822", ...emailText(text.text) };
+  }
+  if (/^[^,\n]+(,[^,\n]*){2,}\n[^,\n]*(,[^,\n]*){2,}/.test(trimmed)) return { type: "text/csv", ...text };
+  return { type: "text/plain", ...text };
+}
+
+/** A plain RFC 822 message: headers as metadata, the body as text. */
+function emailText(source: string): Extracted {
+  const split = source.search(/\r?\n\r?\n/);
+  const head = source.slice(0, split).replace(/\r?\n[ \t]+/g, " ");
+  const headers: Record<string, string> = {};
+  for (const line of head.split(/\r?\n/)) {
+    const m = /^([\w-]+):\s*(.*)$/.exec(line);
+    if (m?.[1] && m[2] !== undefined) headers[m[1].toLowerCase().replace(/-/g, "_")] = m[2];
+  }
+  return {
+    text: source.slice(split).trim(),
+    title: headers.subject ?? null,
+    created: isoDate(headers.date),
+    extra: { mail: headers },
+  };
+}

@@ -1,0 +1,39 @@
+/** What every format extractor returns; the worker merges them into the analysis. */
+export type Namespace = Record<string, unknown>;
+
+export interface Extracted {
+  text: string;
+  title?: string | null;
+  /** ISO 8601, from the document's own metadata. */
+  created?: string | null;
+  /** Namespaced metadata: {"pdf": {...}, "dc": {...}, "exif": {...}}. */
+  extra: Record<string, Namespace>;
+}
+
+export interface ExtractLimits {
+  maxChars: number;
+  maxDepth: number;
+  maxArchiveBytes: number;
+  maxArchiveEntries: number;
+}
+
+/** A file the format extractors do not understand, or one they failed to parse. */
+export class ParseFailure extends Error {
+  override name = "ParseFailure";
+}
+
+export function isoDate(value: unknown): string | null {
+  if (value === undefined || value === null || value === "") return null;
+  const d = value instanceof Date ? value : new Date(String(value));
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** Collapses runs of spaces and blank lines, trims. */
+export function normaliseWhitespace(text: string): string {
+  return text
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t\f\v\u00a0]+/g, " ")
+    .replace(/ *\n */g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}

@@ -1,0 +1,55 @@
+/** Runs in a worker thread (piscina): one file in, the analysis out. A task past its time is ended by terminating the thread. */
+import { readFileSync } from "node:fs";
+import { detect } from "tinyld";
+import { extractBytes } from "./extract.ts";
+import { type ExtractLimits, normaliseWhitespace, ParseFailure } from "./result.ts";
+
+export interface ExtractTask {
+  path: string;
+  filename: string;
+  limits: ExtractLimits;
+}
+
+export type ExtractResult =
+  | {
+      ok: true;
+      content: string;
+      title: string | null;
+      created: string | null;
+      type: string;
+      language: string | null;
+      extra: Record<string, Record<string, unknown>>;
+    }
+  | { ok: false; type: string | null; error: string };
+
+const MIN_LANGUAGE_CHARS = 40;
+
+export default async function run(task: ExtractTask): Promise<ExtractResult> {
+  const bytes = readFileSync(task.path);
+  try {
+    const out = await extractBytes(bytes, task.filename, 0, task.limits);
+    let content = normaliseWhitespace(out.text);
+    const loupe: Record<string, unknown> = {};
+    if (content.length > task.limits.maxChars) {
+      content = content.slice(0, task.limits.maxChars);
+      loupe.truncated = "true";
+    }
+    const language = content.length >= MIN_LANGUAGE_CHARS ? detect(content.slice(0, 20_000)) || null : null;
+    return {
+      ok: true,
+      content,
+      title: out.title?.trim() || null,
+      created: out.created ?? null,
+      type: out.type,
+      language,
+      extra: { ...out.extra, ...(Object.keys(loupe).length ? { loupe } : {}) },
+    };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      type: null,
+      error: err instanceof ParseFailure ? message : `could not read the file: ${message}`,
+    };
+  }
+}
