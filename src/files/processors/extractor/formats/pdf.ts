@@ -23,7 +23,7 @@ const snake = (k: string) =>
 export async function extractPdf(bytes: Buffer): Promise<Extracted> {
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
-    pdf = await getDocumentProxy(new Uint8Array(bytes));
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   } catch (err) {
     throw new ParseFailure(`not a readable PDF: ${err instanceof Error ? err.message : String(err)}`);
   }
