@@ -5,7 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { readCommonConfig } from "../../src/common/config.ts";
 import type { App } from "../../src/common/http.ts";
-import { createLogger } from "../../src/common/logger.ts";
+import { createLogger, type Logger } from "../../src/common/logger.ts";
 import { readIntelConfig } from "../../src/intel/config.ts";
 import type { Connector } from "../../src/intel/connectors/types.ts";
 import {
@@ -79,6 +79,8 @@ export async function startIntelServer(opts: {
   env?: Record<string, string>;
   connectors?: Connector[];
   worker?: boolean;
+  /** Where logs go (tests that inspect them); silent otherwise. */
+  logger?: Logger;
 }): Promise<TestIntelServer> {
   const env = {
     ...process.env,
@@ -93,7 +95,7 @@ export async function startIntelServer(opts: {
   const app = await buildIntelServer({
     common: readCommonConfig(env),
     services,
-    logger: createLogger(process.env.LOG_LEVEL ?? "silent", "intel-test"),
+    logger: opts.logger ?? createLogger(process.env.LOG_LEVEL ?? "silent", "intel-test"),
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();

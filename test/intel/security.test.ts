@@ -1,0 +1,73 @@
+/** No secret reaches the logs; vendor calls cannot be pointed anywhere but the vendor's base URL. */
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { describe, it } from "node:test";
+import { createLogger } from "../../src/common/logger.ts";
+import { vendorUrl } from "../../src/intel/connectors/http.ts";
+import { VendorError } from "../../src/intel/connectors/types.ts";
+import { vtObjectPath } from "../../src/intel/connectors/virustotal.ts";
+import { addCredentials } from "../../src/intel/store/credentials.ts";
+import { startFakeVirusTotal, VT_KEY } from "../helpers/fake-virustotal.ts";
+import { freshDatabase, pollUntilDone, startIntelServer } from "../helpers/intel-server.ts";
+
+describe("secrets and SSRF", () => {
+  it("never writes API keys, vendor keys or passwords into the logs, even at trace level", async () => {
+    let captured = "";
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        captured += chunk.toString();
+        done();
+      },
+    });
+    const vt = await startFakeVirusTotal({});
+    const db = await freshDatabase("sqlite");
+    const server = await startIntelServer({
+      databaseUrl: db.url,
+      logger: createLogger("trace", "intel", sink),
+      env: { INTEL_VENDOR_URL_VIRUSTOTAL: vt.url },
+    });
+    try {
+      await addCredentials(server.services.store.db, "virustotal", { api_key: VT_KEY });
+      await pollUntilDone(server, { super_type: "OBSERVABLE", type: "MD5", value: "a".repeat(32) });
+      await fetch(`${server.url}/api/types/`, {
+        headers: { authorization: "Token wrong-key-material", cookie: "session=s3cret" },
+      });
+      assert.ok(captured.length > 0, "logs were written");
+      assert.ok(!captured.includes(server.key), "the API key is not logged");
+      assert.ok(!captured.includes(VT_KEY), "the vendor key is not logged");
+      assert.ok(!captured.includes("wrong-key-material"), "a presented key is not logged");
+      assert.ok(!captured.includes("s3cret"), "cookies are not logged");
+    } finally {
+      await server.close();
+      await vt.close();
+      await db.drop();
+    }
+  });
+
+  it("keeps vendor requests on the vendor's origin whatever the subject value", () => {
+    const base = new URL("https://www.virustotal.com");
+    for (const evil of [
+      "//evil.example/x",
+      "http://evil.example/",
+      "https://evil.example",
+      "evil.example/x",
+    ]) {
+      assert.throws(() => vendorUrl(base, evil), VendorError, evil);
+    }
+    const hostile = ["http://evil.example/../../x", "a/../../b?c#d", "%2e%2e/", "@evil.example"];
+    for (const value of hostile) {
+      const path = vtObjectPath({ superType: "OBSERVABLE", type: "DOMAIN", value });
+      const url = vendorUrl(base, path ?? "/");
+      assert.equal(url.origin, base.origin, `${value} → ${url}`);
+      assert.ok(
+        url.pathname.startsWith("/api/v3/domains/"),
+        `${value} stays under the route: ${url.pathname}`,
+      );
+    }
+    const url = vendorUrl(
+      base,
+      vtObjectPath({ superType: "OBSERVABLE", type: "URL", value: "http://evil.example/?x=../../" }) ?? "/",
+    );
+    assert.equal(url.origin, base.origin);
+  });
+});
