@@ -109,7 +109,7 @@ async function cachedAnswers(kind: DbKind): Promise<void> {
     const key = await seed(db.url);
     const server = await startChildServer(
       ["intel", "serve", "--no-worker"],
-      { DATABASE_URL: db.url },
+      { DATABASE_URL: db.url, INTEL_CONNECTORS: "virustotal" },
       "/",
       "INTEL_PORT",
     );

@@ -69,6 +69,11 @@ export const intelSettings = {
     min: 1,
     max: 256,
   }),
+  connectors: text(
+    "INTEL_CONNECTORS",
+    "all",
+    "Connectors to use: all, or a comma-separated list of ids (virustotal,hashlookup,…).",
+  ),
   jobLeaseMs: integer(
     "INTEL_JOB_LEASE_MS",
     120_000,

@@ -5,6 +5,7 @@
 import type { CommonConfig } from "../common/config.ts";
 import { type App, createHttpServer } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
+import { ConfigError } from "../common/settings.ts";
 import { VERSION } from "../common/version.ts";
 import { tokenAuth } from "./api/auth.ts";
 import { registerApi } from "./api/routes.ts";
@@ -27,9 +28,26 @@ export interface IntelServices {
   close(): Promise<void>;
 }
 
+/** The connectors INTEL_CONNECTORS enables ("all", or a list of ids); an unknown id is a configuration error. */
+export function enabledConnectors(setting: string, available: Connector[] = CONNECTORS): Connector[] {
+  if (setting.trim().toLowerCase() === "all") return available;
+  const ids = setting
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = ids.filter((id) => !available.some((c) => c.id === id));
+  if (unknown.length > 0) {
+    const known = available.map((c) => c.id).join(", ");
+    throw new ConfigError([
+      `INTEL_CONNECTORS names unknown connectors: ${unknown.join(", ")} (known: ${known})`,
+    ]);
+  }
+  return available.filter((c) => ids.includes(c.id));
+}
+
 export async function openIntelServices(
   config: IntelConfig,
-  connectors: Connector[] = CONNECTORS,
+  connectors: Connector[] = enabledConnectors(config.connectors),
 ): Promise<IntelServices> {
   const store = await openStore(config.databaseUrl);
   const queue = createJobQueue(store.db, {

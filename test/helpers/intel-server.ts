@@ -82,11 +82,13 @@ export async function startIntelServer(opts: {
   /** Where logs go (tests that inspect them); silent otherwise. */
   logger?: Logger;
 }): Promise<TestIntelServer> {
+  // Only the vendors a test stands up a fake for: tests never reach a real vendor.
   const env = {
     ...process.env,
     INTEL_PORT: "0",
     DATABASE_URL: opts.databaseUrl,
     INTEL_RETRY_AFTER: "1",
+    INTEL_CONNECTORS: "virustotal",
     ...opts.env,
   };
   const config = readIntelConfig(env);

@@ -22,7 +22,7 @@ function startWorkerProcess(env: Record<string, string>): ChildProcess {
     process.execPath,
     ["--disable-warning=ExperimentalWarning", path.join(ROOT, "src/cli/main.ts"), "intel", "worker"],
     {
-      env: { ...process.env, LOG_LEVEL: "silent", ...env },
+      env: { ...process.env, LOG_LEVEL: "silent", INTEL_CONNECTORS: "virustotal", ...env },
       stdio: "ignore",
     },
   );

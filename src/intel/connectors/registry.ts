@@ -1,8 +1,9 @@
 /** Every connector Loupe knows; ids are fixed by DESIGN §3. */
+import { hashlookup } from "./hashlookup.ts";
 import type { Connector, TypeRef } from "./types.ts";
 import { virustotal } from "./virustotal.ts";
 
-export const CONNECTORS: Connector[] = [virustotal];
+export const CONNECTORS: Connector[] = [virustotal, hashlookup];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {
   return connectors.find((c) => c.id === id);

@@ -165,7 +165,22 @@ export function createLookups({ store, queue, config, connectors }: LookupDeps):
     return { kind: "pending", request: await joinOrCreate(subject, force) };
   }
 
+  /** Runs a lookup; an unexpected failure ends the request FAILED with the reason (never a silent retry loop). */
   async function processRequest(id: string): Promise<void> {
+    try {
+      await runLookup(id);
+    } catch (err) {
+      const message = `internal error: ${err instanceof Error ? err.message : String(err)}`;
+      await db
+        .updateTable("requests")
+        .set({ status: "FAILED", error: message, finished_at: nowIso() })
+        .where("id", "=", id)
+        .execute();
+      throw err;
+    }
+  }
+
+  async function runLookup(id: string): Promise<void> {
     const request = await db.selectFrom("requests").selectAll().where("id", "=", id).executeTakeFirst();
     if (!request || !ACTIVE.includes(request.status as Status)) return; // already finished: at-least-once delivery
     await db

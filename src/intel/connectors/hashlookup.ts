@@ -1,0 +1,93 @@
+/**
+ * CIRCL hashlookup: is a file hash known-good (NSRL and other software distributions)? No key
+ * needed. `GET /lookup/{md5|sha1|sha256}/<hash>`; 404 when the hash is unknown.
+ */
+import {
+  type Connector,
+  type EntityDraft,
+  type EntityRef,
+  type Fragment,
+  type RelationDraft,
+  rootRef,
+  type Subject,
+} from "./types.ts";
+
+interface HashlookupRecord {
+  FileName?: string;
+  FileSize?: string;
+  MD5?: string;
+  "SHA-1"?: string;
+  "SHA-256"?: string;
+  SSDEEP?: string;
+  TLSH?: string;
+  source?: string;
+  db?: string;
+  mimetype?: string;
+  KnownMalicious?: string;
+  "hashlookup:trust"?: number;
+  "hashlookup:parent-total"?: number;
+  ProductCode?: { ProductName?: string; ProductVersion?: string };
+  parents?: Array<{ "SHA-1"?: string; PackageName?: string; PackageVersion?: string; FileName?: string }>;
+}
+
+const ROUTES: Record<string, string> = { MD5: "md5", SHA1: "sha1", SHA256: "sha256" };
+
+export function normalizeHashlookup(raw: unknown, subject: Subject): Fragment {
+  const r = (raw ?? {}) as HashlookupRecord;
+  const root = rootRef(subject);
+  const attributes: Record<string, string> = {};
+  const put = (k: string, v: unknown) => {
+    if (v !== undefined && v !== null && v !== "") attributes[k] = String(v);
+  };
+  put("known_file", "true");
+  put("hashlookup_trust", r["hashlookup:trust"]);
+  put("known_malicious", r.KnownMalicious);
+  put("file_name", r.FileName);
+  put("size", r.FileSize);
+  put("mimetype", r.mimetype);
+  put("source", r.source ?? r.db);
+  put("ssdeep", r.SSDEEP);
+  put("tlsh", r.TLSH);
+  if (r.ProductCode?.ProductName)
+    put("product", [r.ProductCode.ProductName, r.ProductCode.ProductVersion].filter(Boolean).join(" "));
+  put("parent_count", r["hashlookup:parent-total"]);
+  const entities: EntityDraft[] = [{ ...root, attributes }];
+  const relations: RelationDraft[] = [];
+  for (const [type, value] of [
+    ["MD5", r.MD5],
+    ["SHA1", r["SHA-1"]],
+    ["SHA256", r["SHA-256"]],
+  ] as const) {
+    if (!value || type === subject.type) continue;
+    const ref: EntityRef = { superType: "OBSERVABLE", type, name: value.toLowerCase() };
+    entities.push(ref);
+    relations.push({ name: "same file as", from: root, to: ref });
+  }
+  for (const p of r.parents ?? []) {
+    const sha1 = p["SHA-1"]?.toLowerCase();
+    if (!sha1) continue;
+    const parent: EntityRef = { superType: "OBSERVABLE", type: "SHA1", name: sha1 };
+    const label = [p.PackageName, p.PackageVersion].filter(Boolean).join(" ");
+    entities.push({ ...parent, attributes: label ? { package: label } : {} });
+    relations.push({ name: "contained in", from: root, to: parent });
+  }
+  return { entities, relations, events: [] };
+}
+
+export const hashlookup: Connector = {
+  id: "hashlookup",
+  vendor: "CIRCL hashlookup",
+  description: "Known-good file hashes (NSRL and software distributions); no key needed.",
+  supportedTypes: ["MD5", "SHA1", "SHA256"].map((type) => ({ superType: "OBSERVABLE", type })),
+  credentialFields: [],
+  defaultBaseUrl: "https://hashlookup.circl.lu",
+  async fetch(subject, _credentials, ctx) {
+    const route = ROUTES[subject.type];
+    if (!route) return null;
+    const res = await ctx.http.get(`/lookup/${route}/${encodeURIComponent(subject.value.toLowerCase())}`);
+    // 400 is its answer for a malformed hash; for us that is "not known" as well.
+    if (res.status === 404 || res.status === 400) return null;
+    return res.json();
+  },
+  normalize: normalizeHashlookup,
+};
