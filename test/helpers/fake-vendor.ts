@@ -2,13 +2,16 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
+export type FakeAnswer = { status?: number; body: unknown };
+
 export interface FakeRoutes {
-  [pathAndQuery: string]: { status?: number; body: unknown };
+  /** A fixed answer, or one computed from the request body (POST APIs). */
+  [pathAndQuery: string]: FakeAnswer | ((requestBody: string) => FakeAnswer);
 }
 
 export interface SimpleFake {
   url: string;
-  calls: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders }>;
+  calls: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>;
   close(): Promise<void>;
 }
 
@@ -18,10 +21,17 @@ export async function startFakeVendor(
 ): Promise<SimpleFake> {
   const calls: SimpleFake["calls"] = [];
   const server = http.createServer((req, res) => {
-    calls.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers });
-    const route = routes[req.url ?? ""];
-    res.writeHead(route?.status ?? (route ? 200 : 404), { "content-type": "application/json" });
-    res.end(JSON.stringify(route ? route.body : notFoundBody));
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on("end", () => {
+      calls.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+      const route = routes[req.url ?? ""];
+      const answer = typeof route === "function" ? route(body) : route;
+      res.writeHead(answer?.status ?? (answer ? 200 : 404), { "content-type": "application/json" });
+      res.end(JSON.stringify(answer ? answer.body : notFoundBody));
+    });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {

@@ -25,6 +25,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   }, () => {
     let vt: FakeVendor;
     let circl: SimpleFake;
+    let abusech: SimpleFake;
     let server: TestIntelServer;
     let db: Awaited<ReturnType<typeof freshDatabase>>;
     before(async () => {
@@ -38,6 +39,15 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
           body: { ...found, MD5: MD5.toUpperCase(), "SHA-1": VT_SHA1.toUpperCase(), parents: [] },
         },
       });
+      const bazaar = JSON.parse(
+        readFileSync(path.join(import.meta.dirname, "../../fixtures/malwarebazaar/found.json"), "utf8"),
+      );
+      const noIoc = JSON.parse(
+        readFileSync(path.join(import.meta.dirname, "../../fixtures/threatfox/not_found.json"), "utf8"),
+      );
+      abusech = await startFakeVendor({
+        "/api/v1/": (body) => ({ body: body.includes("search_ioc") ? noIoc : bazaar }),
+      });
       db = await freshDatabase(kind);
       server = await startIntelServer({
         databaseUrl: db.url,
@@ -45,14 +55,20 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
           INTEL_CONNECTORS: "all",
           INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
           INTEL_VENDOR_URL_HASHLOOKUP: circl.url,
+          INTEL_VENDOR_URL_MALWAREBAZAAR: abusech.url,
+          INTEL_VENDOR_URL_THREATFOX: abusech.url,
+          INTEL_VENDOR_URL_URLHAUS: abusech.url,
         },
       });
       await addCredentials(server.services.store.db, "virustotal", { api_key: VT_KEY });
+      await addCredentials(server.services.store.db, "malwarebazaar", { api_key: "abuse-key" });
+      await addCredentials(server.services.store.db, "threatfox", { api_key: "abuse-key" });
     });
     after(async () => {
       await server.close();
       await vt.close();
       await circl.close();
+      await abusech.close();
       await db.drop();
     });
 
@@ -66,18 +82,29 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       const res = await pollUntilDone(server, subject);
       assert.equal(res.status, 200);
       const doc = await json(res);
-      assert.deepEqual(Object.keys(doc.sources).sort(), ["hashlookup", "virustotal"]);
-      assert.equal(doc.sources.hashlookup.status, "ok");
-      assert.equal(doc.root_entity.attributes.source_vendor, "hashlookup,virustotal");
+      assert.deepEqual(Object.keys(doc.sources).sort(), [
+        "hashlookup",
+        "malwarebazaar",
+        "threatfox",
+        "virustotal",
+      ]);
+      assert.equal(doc.sources.hashlookup.status, "ok", JSON.stringify(doc.sources));
+      assert.equal(doc.sources.malwarebazaar.status, "ok", JSON.stringify(doc.sources));
+      assert.equal(doc.sources.threatfox.status, "not_found");
+      assert.equal(doc.root_entity.attributes.source_vendor, "hashlookup,malwarebazaar,virustotal");
+      assert.equal(doc.root_entity.attributes.signature, "AgentTesla");
       assert.equal(doc.root_entity.attributes.vt_score, "61/76");
       assert.equal(doc.root_entity.attributes.known_file, "true");
       const sha1s = doc.entities.filter(
         (e: { type: { short_name: string } }) => e.type.short_name === "SHA1",
       );
-      assert.equal(sha1s.length, 1, "the SHA-1 both vendors returned is one entity");
-      assert.equal(sha1s[0].attributes.source_vendor, "hashlookup,virustotal");
+      assert.equal(sha1s.length, 1, "the SHA-1 three vendors returned is one entity");
+      assert.equal(sha1s[0].attributes.source_vendor, "hashlookup,malwarebazaar,virustotal");
       const modules = await json(await server.api("/api/modules/"));
-      assert.deepEqual(modules.map((m: { id: string }) => m.id).sort(), ["hashlookup", "virustotal"]);
+      assert.deepEqual(
+        modules.map((m: { id: string; configured: boolean }) => `${m.id}:${m.configured}`).sort(),
+        ["hashlookup:true", "malwarebazaar:true", "threatfox:true", "urlhaus:false", "virustotal:true"],
+      );
       const supported = await json(await server.api("/api/types/supported/"));
       assert.ok(supported.types.OBSERVABLE.some((t: { id: string }) => t.id === "SHA256"));
     });

@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import {
+  abuseDate,
+  malwarebazaar,
+  normalizeMalwareBazaar,
+  normalizeThreatFox,
+  normalizeUrlhaus,
+  threatfox,
+  urlhaus,
+} from "../../../src/intel/connectors/abusech.ts";
+import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
+import { VendorError } from "../../../src/intel/connectors/types.ts";
+import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
+
+const fixture = (vendor: string, name: string) =>
+  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures", vendor, `${name}.json`), "utf8"));
+const KEY = { api_key: "abuse-key-123" };
+
+describe("abuse.ch connectors: normalize", () => {
+  it("reads abuse.ch dates", () => {
+    assert.equal(abuseDate("2026-10-02 08:15:00 UTC"), "2026-10-02T08:15:00.000Z");
+    assert.equal(abuseDate("2026-09-01 12:00:00"), "2026-09-01T12:00:00.000Z");
+    assert.equal(abuseDate(null), undefined);
+  });
+
+  it("ThreatFox: confidence, threat types, malware family, a HIT event", () => {
+    const subject = { superType: "OBSERVABLE", type: "IPV4", value: "198.51.100.23" };
+    const f = normalizeThreatFox(fixture("threatfox", "found"), subject);
+    assert.deepEqual(f.entities[0]?.attributes, {
+      is_malicious: "true",
+      threatfox_confidence: "75",
+      threat_types: "botnet_cc",
+      tags: "CobaltStrike,c2",
+    });
+    assert.deepEqual(f.entities[1], {
+      superType: "THREAT",
+      type: "MALWARE",
+      name: "Cobalt Strike",
+      attributes: { aliases: "Agentemis,BEACON,CobaltStrike" },
+    });
+    assert.equal(f.relations[0]?.name, "associated threat");
+    assert.deepEqual(
+      f.events.map((e) => [e.type, e.firstSeen, e.lastSeen]),
+      [["HIT", "2026-10-02T08:15:00.000Z", "2026-11-20T11:00:00.000Z"]],
+    );
+  });
+
+  it("MalwareBazaar: file facts, other hashes, family, submission and detections", () => {
+    const subject = { superType: "OBSERVABLE", type: "MD5", value: "44d88612fea8a8f36de82e1278abb02f" };
+    const f = normalizeMalwareBazaar(fixture("malwarebazaar", "found"), subject);
+    const attrs = f.entities[0]?.attributes ?? {};
+    assert.equal(attrs.signature, "AgentTesla");
+    assert.equal(attrs.file_name, "invoice.exe");
+    assert.equal(attrs.tags, "AgentTesla,exe");
+    assert.deepEqual(
+      f.entities.slice(1).map((e) => `${e.superType}/${e.type}:${e.name}`),
+      [
+        "OBSERVABLE/SHA1:3395856ce81f2b7382dee72602f798b642f14140",
+        "OBSERVABLE/SHA256:275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f",
+        "THREAT/MALWARE:AgentTesla",
+      ],
+    );
+    assert.deepEqual(
+      f.events.map((e) => `${e.type}:${e.name}`),
+      ["HIT:Submitted to MalwareBazaar", "AV_DETECTION:ClamAV: Win.Trojan.AgentTesla-9787341-0"],
+    );
+  });
+
+  it("URLhaus host: the URLs it serves, their status, blacklists", () => {
+    const subject = { superType: "OBSERVABLE", type: "DOMAIN", value: "evil.example" };
+    const f = normalizeUrlhaus(fixture("urlhaus", "host_found"), subject);
+    assert.deepEqual(f.entities[0]?.attributes, {
+      is_malicious: "true",
+      urlhaus_url_count: "2",
+      blacklists: "spamhaus_dbl:abused_legit_malware",
+    });
+    assert.deepEqual(
+      f.entities.slice(1).map((e) => [e.name, e.attributes?.url_status]),
+      [
+        ["http://evil.example/a.exe", "online"],
+        ["http://evil.example/b.sh", "offline"],
+      ],
+    );
+    assert.deepEqual([...new Set(f.relations.map((r) => r.name))], ["hosts"]);
+    assert.equal(f.events.length, 3);
+  });
+});
+
+describe("abuse.ch connectors: fetch", () => {
+  let fake: SimpleFake;
+  before(async () => {
+    fake = await startFakeVendor({
+      "/api/v1/": (body) => {
+        if (body.includes("search_ioc")) {
+          return {
+            body: body.includes("198.51.100.23")
+              ? fixture("threatfox", "found")
+              : fixture("threatfox", "not_found"),
+          };
+        }
+        return {
+          body: body.includes("44d88612")
+            ? fixture("malwarebazaar", "found")
+            : fixture("malwarebazaar", "not_found"),
+        };
+      },
+      "/v1/host/": (body) => ({
+        body: body.includes("evil.example")
+          ? fixture("urlhaus", "host_found")
+          : fixture("urlhaus", "not_found"),
+      }),
+    });
+  });
+  after(() => fake.close());
+  const ctx = () => {
+    const signal = AbortSignal.timeout(5000);
+    return {
+      http: createVendorHttp({ baseUrl: fake.url, timeoutMs: 2000, retries: 0, maxBackoffMs: 0, signal }),
+      signal,
+    };
+  };
+
+  it("ThreatFox: POSTs search_ioc as JSON with the Auth-Key header; no_result is null", async () => {
+    const found = await threatfox.fetch(
+      { superType: "OBSERVABLE", type: "IPV4", value: "198.51.100.23" },
+      KEY,
+      ctx(),
+    );
+    assert.ok(found);
+    const call = fake.calls.at(-1)!;
+    assert.equal(call.method, "POST");
+    assert.equal(call.headers["auth-key"], KEY.api_key);
+    assert.deepEqual(JSON.parse(call.body), {
+      query: "search_ioc",
+      search_term: "198.51.100.23",
+      exact_match: true,
+    });
+    assert.equal(
+      await threatfox.fetch({ superType: "OBSERVABLE", type: "IPV4", value: "192.0.2.99" }, KEY, ctx()),
+      null,
+    );
+  });
+
+  it("MalwareBazaar: POSTs get_info as a form; hash_not_found is null", async () => {
+    assert.ok(
+      await malwarebazaar.fetch(
+        { superType: "OBSERVABLE", type: "MD5", value: "44D88612FEA8A8F36DE82E1278ABB02F" },
+        KEY,
+        ctx(),
+      ),
+    );
+    assert.equal(fake.calls.at(-1)?.body, "query=get_info&hash=44d88612fea8a8f36de82e1278abb02f");
+    assert.equal(
+      await malwarebazaar.fetch({ superType: "OBSERVABLE", type: "MD5", value: "0".repeat(32) }, KEY, ctx()),
+      null,
+    );
+  });
+
+  it("URLhaus: hosts go to /v1/host/; no_results is null", async () => {
+    assert.ok(
+      await urlhaus.fetch({ superType: "OBSERVABLE", type: "DOMAIN", value: "evil.example" }, KEY, ctx()),
+    );
+    assert.equal(fake.calls.at(-1)?.body, "host=evil.example");
+    assert.equal(
+      await urlhaus.fetch({ superType: "OBSERVABLE", type: "DOMAIN", value: "good.example" }, KEY, ctx()),
+      null,
+    );
+  });
+
+  it("reports a refused key as invalid credentials", async () => {
+    const refusing = await startFakeVendor({ "/api/v1/": { body: fixture("threatfox", "auth_error") } });
+    try {
+      const signal = AbortSignal.timeout(5000);
+      const http = createVendorHttp({
+        baseUrl: refusing.url,
+        timeoutMs: 2000,
+        retries: 0,
+        maxBackoffMs: 0,
+        signal,
+      });
+      await assert.rejects(
+        threatfox.fetch({ superType: "OBSERVABLE", type: "IPV4", value: "1.2.3.4" }, KEY, { http, signal }),
+        (err: unknown) => err instanceof VendorError && err.code === "invalid_credentials",
+      );
+    } finally {
+      await refusing.close();
+    }
+  });
+});
