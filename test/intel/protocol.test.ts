@@ -158,7 +158,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
     });
 
     it("joins identical concurrent refreshes: one vendor call for many forced requests", async () => {
-      vt.delayMs = 300;
+      vt.delayMs = 2000; // long enough that every caller arrives while the lookup runs, even on a loaded machine
       const callsBefore = vt.calls.length;
       try {
         const answers = await Promise.all(
