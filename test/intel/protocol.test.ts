@@ -138,7 +138,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       const again = await server.api("/api/request/", { method: "POST", body: JSON.stringify(file(MD5)) });
       assert.equal(again.status, 200);
       assert.equal(vt.calls.length, callsBefore);
-      vt.delayMs = 300; // keep the refresh running while the non-forced call arrives
+      vt.delayMs = 1500; // keep the refresh running while the non-forced call arrives
       try {
         const forced = await server.api("/api/request/", {
           method: "POST",
