@@ -136,7 +136,7 @@ export function registerApi(app: App, deps: ApiDeps): void {
       const subject = { superType: superType.shortName, type: type.shortName, value };
       const outcome = await lookups.submit(subject, req.body.force ?? false, req.body.depth ?? 1);
       if (outcome.kind === "done") {
-        // Already-serialised JSON (cached by graph version): Fastify sends strings as they are.
+        // Already-serialised JSON bytes (cached by graph version): Fastify sends buffers as they are.
         return reply
           .code(200)
           .type("application/json; charset=utf-8")

@@ -33,10 +33,29 @@ export async function openStore(url: string, opts: { migrate?: boolean } = {}): 
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("synchronous = NORMAL");
+    cachePreparedStatements(sqlite);
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   } else {
     throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url}"`);
   }
   if (opts.migrate !== false) await migrate(db, dialect);
   return { db, dialect, close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew; the same few SQL texts recur on every request, so prepared
+ * statements are kept (by SQL text, bounded) — preparing was 11 % of a cached answer's CPU time.
+ */
+function cachePreparedStatements(sqlite: SqliteDatabase.Database, max = 500): void {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    let statement = statements.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      statements.set(source, statement);
+      if (statements.size > max) statements.delete(statements.keys().next().value as string);
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
 }
