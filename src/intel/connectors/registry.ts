@@ -1,10 +1,19 @@
 /** Every connector Loupe knows; ids are fixed by DESIGN §3. */
 import { malwarebazaar, threatfox, urlhaus } from "./abusech.ts";
 import { hashlookup } from "./hashlookup.ts";
+import { abuseipdb, greynoise } from "./ip-reputation.ts";
 import type { Connector, TypeRef } from "./types.ts";
 import { virustotal } from "./virustotal.ts";
 
-export const CONNECTORS: Connector[] = [virustotal, hashlookup, malwarebazaar, urlhaus, threatfox];
+export const CONNECTORS: Connector[] = [
+  virustotal,
+  hashlookup,
+  malwarebazaar,
+  urlhaus,
+  threatfox,
+  abuseipdb,
+  greynoise,
+];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {
   return connectors.find((c) => c.id === id);

@@ -103,7 +103,15 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       const modules = await json(await server.api("/api/modules/"));
       assert.deepEqual(
         modules.map((m: { id: string; configured: boolean }) => `${m.id}:${m.configured}`).sort(),
-        ["hashlookup:true", "malwarebazaar:true", "threatfox:true", "urlhaus:false", "virustotal:true"],
+        [
+          "abuseipdb:false",
+          "greynoise:false",
+          "hashlookup:true",
+          "malwarebazaar:true",
+          "threatfox:true",
+          "urlhaus:false",
+          "virustotal:true",
+        ],
       );
       const supported = await json(await server.api("/api/types/supported/"));
       assert.ok(supported.types.OBSERVABLE.some((t: { id: string }) => t.id === "SHA256"));
