@@ -2,6 +2,7 @@
 import { malwarebazaar, threatfox, urlhaus } from "./abusech.ts";
 import { hashlookup } from "./hashlookup.ts";
 import { abuseipdb, greynoise } from "./ip-reputation.ts";
+import { shodan } from "./shodan.ts";
 import type { Connector, TypeRef } from "./types.ts";
 import { virustotal } from "./virustotal.ts";
 
@@ -13,6 +14,7 @@ export const CONNECTORS: Connector[] = [
   threatfox,
   abuseipdb,
   greynoise,
+  shodan,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {
