@@ -2,6 +2,7 @@
 import { malwarebazaar, threatfox, urlhaus } from "./abusech.ts";
 import { hashlookup } from "./hashlookup.ts";
 import { abuseipdb, greynoise } from "./ip-reputation.ts";
+import { otx } from "./otx.ts";
 import { shodan } from "./shodan.ts";
 import type { Connector, TypeRef } from "./types.ts";
 import { virustotal } from "./virustotal.ts";
@@ -15,6 +16,7 @@ export const CONNECTORS: Connector[] = [
   abuseipdb,
   greynoise,
   shodan,
+  otx,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {

@@ -108,6 +108,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
           "greynoise:false",
           "hashlookup:true",
           "malwarebazaar:true",
+          "otx:false",
           "shodan:false",
           "threatfox:true",
           "urlhaus:false",

@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
+import { normalizeOtx, otx } from "../../../src/intel/connectors/otx.ts";
+import { VendorError } from "../../../src/intel/connectors/types.ts";
+import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
+
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/otx", `${name}.json`), "utf8"));
+const domain = { superType: "OBSERVABLE", type: "DOMAIN", value: "example.org" };
+
+describe("otx connector", () => {
+  it("turns pulses into reports that document the subject, with families, adversaries and passive DNS", () => {
+    const f = normalizeOtx({ general: fixture("general"), passive_dns: fixture("passive_dns") }, domain);
+    assert.deepEqual(f.entities[0]?.attributes, {
+      otx_pulse_count: "1",
+      otx_reputation: "0",
+      country: "NL",
+      asn: "AS64500",
+      tags: "spyware,exploit",
+    });
+    const report = f.entities.find((e) => e.superType === "EXT_DOC");
+    assert.equal(report?.name, "Mercenary spyware infrastructure");
+    assert.equal(report?.type, "REPORT");
+    assert.equal(report?.tlp, "WHITE");
+    assert.equal(report?.sourceUrl, "https://otx.alienvault.com/pulse/6500aa11bb22cc33dd44ee55");
+    assert.equal(report?.attributes?.author, "researcher");
+    const rel = (name: string) =>
+      f.relations.filter((r) => r.name === name).map((r) => `${r.from.name}→${r.to.name}`);
+    assert.deepEqual(rel("documents"), ["Mercenary spyware infrastructure→example.org"]);
+    assert.deepEqual(rel("associated threat"), ["example.org→Pegasus"]);
+    assert.deepEqual(rel("mentions"), ["Mercenary spyware infrastructure→Example Group"]);
+    assert.deepEqual(rel("resolves"), ["example.org→192.0.2.10", "example.org→2001:db8::10"]);
+    assert.deepEqual(
+      f.events.map((e) => [e.type, e.name, e.firstSeen, e.lastSeen]),
+      [
+        ["PASSIVE_DNS", "A example.org → 192.0.2.10", "2026-01-01T00:00:00Z", "2026-11-01T00:00:00Z"],
+        [
+          "PASSIVE_DNS",
+          "AAAA www.example.org → 2001:db8::10",
+          "2026-03-01T00:00:00Z",
+          "2026-03-02T00:00:00Z",
+        ],
+      ],
+    );
+  });
+
+  it("an IP's passive DNS points hostnames to it", () => {
+    const f = normalizeOtx(
+      { passive_dns: fixture("passive_dns") },
+      { superType: "OBSERVABLE", type: "IPV4", value: "192.0.2.10" },
+    );
+    assert.ok(
+      f.relations.some(
+        (r) => r.name === "resolves" && r.from.name === "example.org" && r.to.name === "192.0.2.10",
+      ),
+    );
+  });
+
+  it("an unknown indicator gives the root alone with a zero pulse count", () => {
+    const f = normalizeOtx({ general: fixture("general_empty") }, { ...domain, value: "unknown.example" });
+    assert.equal(f.entities.length, 1);
+    assert.equal(f.entities[0]?.attributes?.otx_pulse_count, "0");
+  });
+
+  describe("fetch", () => {
+    let fake: SimpleFake;
+    before(async () => {
+      fake = await startFakeVendor({
+        "/api/v1/indicators/domain/example.org/general": { body: fixture("general") },
+        "/api/v1/indicators/domain/example.org/passive_dns": { body: fixture("passive_dns") },
+        [`/api/v1/indicators/file/${"a".repeat(64)}/general`]: { body: fixture("general_empty") },
+        "/api/v1/indicators/domain/locked.example/general": { status: 403, body: fixture("auth_error") },
+      });
+    });
+    after(() => fake.close());
+    const ctx = () => {
+      const signal = AbortSignal.timeout(5000);
+      return {
+        http: createVendorHttp({ baseUrl: fake.url, timeoutMs: 2000, retries: 0, maxBackoffMs: 0, signal }),
+        signal,
+      };
+    };
+
+    it("asks general and passive_dns for a domain, only general for a file, with the key header", async () => {
+      const raw = (await otx.fetch(domain, { api_key: "otx-key" }, ctx())) as {
+        general: unknown;
+        passive_dns: unknown;
+      };
+      assert.ok(raw.general && raw.passive_dns);
+      assert.equal(fake.calls.at(-1)?.headers["x-otx-api-key"], "otx-key");
+      const before = fake.calls.length;
+      await otx.fetch(
+        { superType: "OBSERVABLE", type: "SHA256", value: "a".repeat(64) },
+        { api_key: "otx-key" },
+        ctx(),
+      );
+      assert.deepEqual(
+        fake.calls.slice(before).map((c) => c.url),
+        [`/api/v1/indicators/file/${"a".repeat(64)}/general`],
+      );
+    });
+
+    it("reports a refused key as invalid credentials", async () => {
+      await assert.rejects(
+        otx.fetch({ ...domain, value: "locked.example" }, { api_key: "bad" }, ctx()),
+        (e: unknown) => e instanceof VendorError && e.code === "invalid_credentials",
+      );
+    });
+  });
+});
