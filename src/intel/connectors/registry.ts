@@ -2,9 +2,11 @@
 import { malwarebazaar, threatfox, urlhaus } from "./abusech.ts";
 import { hashlookup } from "./hashlookup.ts";
 import { abuseipdb, greynoise } from "./ip-reputation.ts";
+import { misp } from "./misp.ts";
 import { otx } from "./otx.ts";
 import { shodan } from "./shodan.ts";
 import type { Connector, TypeRef } from "./types.ts";
+import { urlscan } from "./urlscan.ts";
 import { virustotal } from "./virustotal.ts";
 
 export const CONNECTORS: Connector[] = [
@@ -17,6 +19,8 @@ export const CONNECTORS: Connector[] = [
   greynoise,
   shodan,
   otx,
+  urlscan,
+  misp,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {

@@ -108,10 +108,12 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
           "greynoise:false",
           "hashlookup:true",
           "malwarebazaar:true",
+          "misp:false",
           "otx:false",
           "shodan:false",
           "threatfox:true",
           "urlhaus:false",
+          "urlscan:false",
           "virustotal:true",
         ],
       );
