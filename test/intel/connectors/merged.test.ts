@@ -18,6 +18,9 @@ import { json } from "../../helpers/json.ts";
 
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
 const VT_SHA1 = "3395856ce81f2b7382dee72602f798b642f14140";
+const IP = "198.51.100.23";
+const fixture = (vendor: string, name: string) =>
+  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures", vendor, `${name}.json`), "utf8"));
 
 for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   describe(`merged result from every connector on ${kind}`, {
@@ -26,10 +29,14 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
     let vt: FakeVendor;
     let circl: SimpleFake;
     let abusech: SimpleFake;
+    let others: SimpleFake;
     let server: TestIntelServer;
     let db: Awaited<ReturnType<typeof freshDatabase>>;
     before(async () => {
-      vt = await startFakeVirusTotal({ [`files/${MD5}`]: vtFixture("file") });
+      vt = await startFakeVirusTotal({
+        [`files/${MD5}`]: vtFixture("file"),
+        [`ip_addresses/${IP}`]: vtFixture("ip"),
+      });
       const found = JSON.parse(
         readFileSync(path.join(import.meta.dirname, "../../fixtures/hashlookup/found.json"), "utf8"),
       );
@@ -45,8 +52,24 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       const noIoc = JSON.parse(
         readFileSync(path.join(import.meta.dirname, "../../fixtures/threatfox/not_found.json"), "utf8"),
       );
+      const ioc = fixture("threatfox", "found");
       abusech = await startFakeVendor({
-        "/api/v1/": (body) => ({ body: body.includes("search_ioc") ? noIoc : bazaar }),
+        "/api/v1/": (body) => ({
+          body: body.includes("search_ioc") ? (body.includes(IP) ? ioc : noIoc) : bazaar,
+        }),
+        "/v1/host/": { body: fixture("urlhaus", "not_found") },
+      });
+      // Every other vendor, each on its own real paths, behind one loopback server.
+      others = await startFakeVendor({
+        [`/api/v2/check?ipAddress=${IP}&maxAgeInDays=90&verbose=`]: { body: fixture("abuseipdb", "found") },
+        [`/v3/community/${IP}`]: { body: fixture("greynoise", "found") },
+        [`/shodan/host/${IP}?key=k`]: { body: fixture("shodan", "host") },
+        [`/api/v1/indicators/IPv4/${IP}/general`]: { body: fixture("otx", "general") },
+        [`/api/v1/indicators/IPv4/${IP}/passive_dns`]: { body: fixture("otx", "passive_dns") },
+        [`/api/v1/search/?q=ip%3A%22${IP}%22&size=50`]: { body: fixture("urlscan", "search") },
+        "/attributes/restSearch": (body) => ({
+          body: body.includes(IP) ? fixture("misp", "found") : fixture("misp", "empty"),
+        }),
       });
       db = await freshDatabase(kind);
       server = await startIntelServer({
@@ -58,17 +81,27 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
           INTEL_VENDOR_URL_MALWAREBAZAAR: abusech.url,
           INTEL_VENDOR_URL_THREATFOX: abusech.url,
           INTEL_VENDOR_URL_URLHAUS: abusech.url,
+          INTEL_VENDOR_URL_ABUSEIPDB: others.url,
+          INTEL_VENDOR_URL_GREYNOISE: others.url,
+          INTEL_VENDOR_URL_SHODAN: others.url,
+          INTEL_VENDOR_URL_OTX: others.url,
+          INTEL_VENDOR_URL_URLSCAN: others.url,
         },
       });
       await addCredentials(server.services.store.db, "virustotal", { api_key: VT_KEY });
       await addCredentials(server.services.store.db, "malwarebazaar", { api_key: "abuse-key" });
       await addCredentials(server.services.store.db, "threatfox", { api_key: "abuse-key" });
+      for (const vendor of ["urlhaus", "abuseipdb", "greynoise", "shodan", "otx", "urlscan"]) {
+        await addCredentials(server.services.store.db, vendor, { api_key: "k" });
+      }
+      await addCredentials(server.services.store.db, "misp", { api_key: "k", url: others.url });
     });
     after(async () => {
       await server.close();
       await vt.close();
       await circl.close();
       await abusech.close();
+      await others.close();
       await db.drop();
     });
 
@@ -85,6 +118,8 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.deepEqual(Object.keys(doc.sources).sort(), [
         "hashlookup",
         "malwarebazaar",
+        "misp",
+        "otx",
         "threatfox",
         "virustotal",
       ]);
@@ -104,21 +139,63 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.deepEqual(
         modules.map((m: { id: string; configured: boolean }) => `${m.id}:${m.configured}`).sort(),
         [
-          "abuseipdb:false",
-          "greynoise:false",
+          "abuseipdb:true",
+          "greynoise:true",
           "hashlookup:true",
           "malwarebazaar:true",
-          "misp:false",
-          "otx:false",
-          "shodan:false",
+          "misp:true",
+          "otx:true",
+          "shodan:true",
           "threatfox:true",
-          "urlhaus:false",
-          "urlscan:false",
+          "urlhaus:true",
+          "urlscan:true",
           "virustotal:true",
         ],
       );
       const supported = await json(await server.api("/api/types/supported/"));
       assert.ok(supported.types.OBSERVABLE.some((t: { id: string }) => t.id === "SHA256"));
+    });
+
+    it("asks all nine IP vendors at once and merges their answers about the same IP", async () => {
+      const subject = { super_type: "OBSERVABLE", type: "IPV4", value: IP };
+      const first = await server.api("/api/request/", {
+        method: "POST",
+        body: JSON.stringify({ ...subject, force: true }),
+      });
+      assert.equal(first.status, 201);
+      const doc = await json(await pollUntilDone(server, subject));
+      const statuses = Object.fromEntries(
+        Object.entries(doc.sources).map(([k, v]) => [k, (v as { status: string }).status]),
+      );
+      assert.deepEqual(statuses, {
+        abuseipdb: "ok",
+        greynoise: "ok",
+        misp: "ok",
+        otx: "ok",
+        shodan: "ok",
+        threatfox: "ok",
+        urlhaus: "not_found",
+        urlscan: "ok",
+        virustotal: "ok",
+      });
+      const root = doc.root_entity.attributes;
+      assert.equal(root.source_vendor, "abuseipdb,greynoise,misp,otx,shodan,threatfox,urlscan,virustotal");
+      assert.equal(root.country, "NL");
+      assert.equal(root.abuse_confidence_score, "87");
+      assert.equal(root.greynoise_classification, "malicious");
+      assert.equal(root.open_ports, "22,443");
+      const host = doc.entities.filter((e: { name: string }) => e.name === "vps23.example-hosting.nl");
+      assert.equal(host.length, 1, "the hostname AbuseIPDB and Shodan both returned is one entity");
+      assert.equal(host[0].attributes.source_vendor, "abuseipdb,shodan");
+      const asn = doc.entities.filter((e: { name: string }) => e.name === "AS64500");
+      assert.equal(asn.length, 1);
+      assert.ok(doc.entities.some((e: { type: { short_name: string } }) => e.type.short_name === "CVE"));
+      assert.ok(
+        doc.entities.some(
+          (e: { super_type: { short_name: string } }) => e.super_type.short_name === "EXT_DOC",
+        ),
+      );
+      assert.ok(doc.events.length >= 6);
     });
   });
 }
