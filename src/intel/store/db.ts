@@ -21,9 +21,11 @@ export async function openStore(url: string, opts: { migrate?: boolean } = {}): 
   let dialect: Dialect;
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     dialect = "postgres";
-    db = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) }),
-    });
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // An idle connection cut by the server (restart, failover, admin) must not crash the process:
+    // the pool replaces it on the next query. Say so instead of throwing an uncaught error.
+    pool.on("error", (err) => process.emitWarning(`PostgreSQL connection lost: ${err.message}`));
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else if (url.startsWith("sqlite:")) {
     dialect = "sqlite";
     const file = url.slice("sqlite:".length);
