@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
   abuseDate,
@@ -13,10 +11,9 @@ import {
 } from "../../../src/intel/connectors/abusech.ts";
 import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
 import { VendorError } from "../../../src/intel/connectors/types.ts";
+import { fixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
-const fixture = (vendor: string, name: string) =>
-  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures", vendor, `${name}.json`), "utf8"));
 const KEY = { api_key: "abuse-key-123" };
 
 describe("abuse.ch connectors: normalize", () => {
@@ -115,13 +112,7 @@ describe("abuse.ch connectors: fetch", () => {
     });
   });
   after(() => fake.close());
-  const ctx = () => {
-    const signal = AbortSignal.timeout(5000);
-    return {
-      http: createVendorHttp({ baseUrl: fake.url, timeoutMs: 2000, retries: 0, maxBackoffMs: 0, signal }),
-      signal,
-    };
-  };
+  const ctx = () => vendorContext(fake.url);
 
   it("ThreatFox: POSTs search_ioc as JSON with the Auth-Key header; no_result is null", async () => {
     const found = await threatfox.fetch(

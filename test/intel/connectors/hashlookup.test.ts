@@ -1,15 +1,10 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { hashlookup, normalizeHashlookup } from "../../../src/intel/connectors/hashlookup.ts";
-import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
+import { fixture as loadFixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
-const fixture = (name: string) =>
-  JSON.parse(
-    readFileSync(path.join(import.meta.dirname, "../../fixtures/hashlookup", `${name}.json`), "utf8"),
-  );
+const fixture = (name: string) => loadFixture("hashlookup", name);
 const SHA1 = "1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e";
 const subject = { superType: "OBSERVABLE", type: "SHA1", value: SHA1 };
 
@@ -63,13 +58,7 @@ describe("hashlookup connector", () => {
       );
     });
     after(() => fake.close());
-    const ctx = () => {
-      const signal = AbortSignal.timeout(5000);
-      return {
-        http: createVendorHttp({ baseUrl: fake.url, timeoutMs: 2000, retries: 0, maxBackoffMs: 0, signal }),
-        signal,
-      };
-    };
+    const ctx = () => vendorContext(fake.url);
 
     it("asks the route of the hash type, lower-cased, without credentials", async () => {
       const raw = await hashlookup.fetch({ ...subject, value: SHA1.toUpperCase() }, {}, ctx());

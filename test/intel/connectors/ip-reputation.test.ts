@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
 import {
   abuseipdb,
   greynoise,
@@ -10,10 +7,9 @@ import {
   normalizeGreyNoise,
 } from "../../../src/intel/connectors/ip-reputation.ts";
 import { VendorError } from "../../../src/intel/connectors/types.ts";
+import { fixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
-const fixture = (vendor: string, name: string) =>
-  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures", vendor, `${name}.json`), "utf8"));
 const IP = "198.51.100.23";
 const subject = { superType: "OBSERVABLE", type: "IPV4", value: IP };
 
@@ -78,13 +74,7 @@ describe("GreyNoise and AbuseIPDB: fetch", () => {
     });
   });
   after(() => fake.close());
-  const ctx = () => {
-    const signal = AbortSignal.timeout(5000);
-    return {
-      http: createVendorHttp({ baseUrl: fake.url, timeoutMs: 2000, retries: 0, maxBackoffMs: 0, signal }),
-      signal,
-    };
-  };
+  const ctx = () => vendorContext(fake.url);
 
   it("GreyNoise: sends the key header; 404 means not observed", async () => {
     assert.ok(await greynoise.fetch(subject, { api_key: "gn-key" }, ctx()));

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { addCredentials } from "../../../src/intel/store/credentials.ts";
+import { fixture } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../../helpers/fake-virustotal.ts";
 import {
@@ -19,8 +20,6 @@ import { json } from "../../helpers/json.ts";
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
 const VT_SHA1 = "3395856ce81f2b7382dee72602f798b642f14140";
 const IP = "198.51.100.23";
-const fixture = (vendor: string, name: string) =>
-  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures", vendor, `${name}.json`), "utf8"));
 
 for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   describe(`merged result from every connector on ${kind}`, {

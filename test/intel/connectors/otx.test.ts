@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
 import { normalizeOtx, otx } from "../../../src/intel/connectors/otx.ts";
 import { VendorError } from "../../../src/intel/connectors/types.ts";
+import { fixture as loadFixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
-const fixture = (name: string) =>
-  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/otx", `${name}.json`), "utf8"));
+const fixture = (name: string) => loadFixture("otx", name);
 const domain = { superType: "OBSERVABLE", type: "DOMAIN", value: "example.org" };
 
 describe("otx connector", () => {
@@ -76,13 +73,7 @@ describe("otx connector", () => {
       });
     });
     after(() => fake.close());
-    const ctx = () => {
-      const signal = AbortSignal.timeout(5000);
-      return {
-        http: createVendorHttp({ baseUrl: fake.url, timeoutMs: 2000, retries: 0, maxBackoffMs: 0, signal }),
-        signal,
-      };
-    };
+    const ctx = () => vendorContext(fake.url);
 
     it("asks general and passive_dns for a domain, only general for a file, with the key header", async () => {
       const raw = (await otx.fetch(domain, { api_key: "otx-key" }, ctx())) as {

@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
 import { normalizeShodan, shodan } from "../../../src/intel/connectors/shodan.ts";
 import { VendorError } from "../../../src/intel/connectors/types.ts";
+import { fixture as loadFixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
-const fixture = (name: string) =>
-  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures/shodan", `${name}.json`), "utf8"));
+const fixture = (name: string) => loadFixture("shodan", name);
 const IP = "198.51.100.23";
 
 describe("shodan connector", () => {
@@ -68,13 +65,7 @@ describe("shodan connector", () => {
       });
     });
     after(() => fake.close());
-    const ctx = () => {
-      const signal = AbortSignal.timeout(5000);
-      return {
-        http: createVendorHttp({ baseUrl: fake.url, timeoutMs: 2000, retries: 0, maxBackoffMs: 0, signal }),
-        signal,
-      };
-    };
+    const ctx = () => vendorContext(fake.url);
     const ip = (value: string) => ({ superType: "OBSERVABLE", type: "IPV4", value });
 
     it("asks host and DNS endpoints with the key as a query parameter", async () => {

@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
 import { misp, normalizeMisp } from "../../../src/intel/connectors/misp.ts";
 import { normalizeUrlscan, urlscan, urlscanQuery } from "../../../src/intel/connectors/urlscan.ts";
 import { askVendors } from "../../../src/intel/domain/fanout.ts";
+import { fixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
-const fixture = (vendor: string, name: string) =>
-  JSON.parse(readFileSync(path.join(import.meta.dirname, "../../fixtures", vendor, `${name}.json`), "utf8"));
 const domain = { superType: "OBSERVABLE", type: "DOMAIN", value: "example.org" };
 
 describe("urlscan connector", () => {
@@ -45,13 +41,7 @@ describe("urlscan connector", () => {
       });
     });
     after(() => fake.close());
-    const ctx = () => {
-      const signal = AbortSignal.timeout(5000);
-      return {
-        http: createVendorHttp({ baseUrl: fake.url, timeoutMs: 2000, retries: 0, maxBackoffMs: 0, signal }),
-        signal,
-      };
-    };
+    const ctx = () => vendorContext(fake.url);
     it("searches with the API-Key header; no results is null", async () => {
       assert.ok(await urlscan.fetch(domain, { api_key: "us-key" }, ctx()));
       assert.equal(fake.calls.at(-1)?.headers["api-key"], "us-key");
