@@ -2,6 +2,8 @@
  * CIRCL hashlookup: is a file hash known-good (NSRL and other software distributions)? No key
  * needed. `GET /lookup/{md5|sha1|sha256}/<hash>`; 404 when the hash is unknown.
  */
+
+import { facts } from "./facts.ts";
 import {
   type Connector,
   type EntityDraft,
@@ -35,22 +37,19 @@ const ROUTES: Record<string, string> = { MD5: "md5", SHA1: "sha1", SHA256: "sha2
 export function normalizeHashlookup(raw: unknown, subject: Subject): Fragment {
   const r = (raw ?? {}) as HashlookupRecord;
   const root = rootRef(subject);
-  const attributes: Record<string, string> = {};
-  const put = (k: string, v: unknown) => {
-    if (v !== undefined && v !== null && v !== "") attributes[k] = String(v);
-  };
-  put("known_file", "true");
-  put("hashlookup_trust", r["hashlookup:trust"]);
-  put("known_malicious", r.KnownMalicious);
-  put("file_name", r.FileName);
-  put("size", r.FileSize);
-  put("mimetype", r.mimetype);
-  put("source", r.source ?? r.db);
-  put("ssdeep", r.SSDEEP);
-  put("tlsh", r.TLSH);
-  if (r.ProductCode?.ProductName)
-    put("product", [r.ProductCode.ProductName, r.ProductCode.ProductVersion].filter(Boolean).join(" "));
-  put("parent_count", r["hashlookup:parent-total"]);
+  const attributes = facts({
+    known_file: "true",
+    hashlookup_trust: r["hashlookup:trust"],
+    known_malicious: r.KnownMalicious,
+    file_name: r.FileName,
+    size: r.FileSize,
+    mimetype: r.mimetype,
+    source: r.source ?? r.db,
+    ssdeep: r.SSDEEP,
+    tlsh: r.TLSH,
+    product: [r.ProductCode?.ProductName, r.ProductCode?.ProductVersion].filter(Boolean).join(" "),
+    parent_count: r["hashlookup:parent-total"],
+  });
   const entities: EntityDraft[] = [{ ...root, attributes }];
   const relations: RelationDraft[] = [];
   for (const [type, value] of [

@@ -2,6 +2,8 @@
  * IP reputation: GreyNoise Community (is this IP scanning the internet, or a known benign
  * service?) and AbuseIPDB (community abuse reports and a confidence score).
  */
+
+import { facts } from "./facts.ts";
 import { type Connector, type EventDraft, type Fragment, rootRef, type Subject } from "./types.ts";
 
 const ip = (type: string) => ({ superType: "OBSERVABLE", type });
@@ -106,21 +108,16 @@ const CATEGORIES: Record<number, string> = {
 export function normalizeAbuseIpdb(raw: unknown, subject: Subject): Fragment {
   const d = (raw as AbuseIpdbAnswer | null)?.data ?? {};
   const root = rootRef(subject);
-  const attributes: Record<string, string> = {};
-  const put = (k: string, v: unknown) => {
-    if (v !== undefined && v !== null && v !== "") attributes[k] = String(v);
-  };
-  put("abuse_confidence_score", d.abuseConfidenceScore);
-  put(
-    "is_malicious",
-    d.abuseConfidenceScore === undefined ? undefined : String(d.abuseConfidenceScore >= 50),
-  );
-  put("country", d.countryCode);
-  put("usage_type", d.usageType);
-  put("isp", d.isp);
-  put("is_tor", d.isTor);
-  put("total_reports", d.totalReports);
-  put("distinct_reporters", d.numDistinctUsers);
+  const attributes = facts({
+    abuse_confidence_score: d.abuseConfidenceScore,
+    is_malicious: d.abuseConfidenceScore === undefined ? undefined : d.abuseConfidenceScore >= 50,
+    country: d.countryCode,
+    usage_type: d.usageType,
+    isp: d.isp,
+    is_tor: d.isTor,
+    total_reports: d.totalReports,
+    distinct_reporters: d.numDistinctUsers,
+  });
   const entities: Fragment["entities"] = [{ ...root, attributes }];
   const relations: Fragment["relations"] = [];
   if (d.domain) {

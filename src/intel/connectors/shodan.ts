@@ -2,6 +2,8 @@
  * Shodan: host lookup for IPs (open ports and services, hostnames, ASN, vulnerabilities as CVE
  * entities) and DNS domain lookup (subdomains and their records). The key is a query parameter.
  */
+
+import { facts } from "./facts.ts";
 import {
   type Connector,
   type EntityDraft,
@@ -47,17 +49,15 @@ const shodanTime = (t: string | undefined) => (t ? `${t.slice(0, 19)}Z` : undefi
 
 function normalizeHost(r: ShodanHost, subject: Subject): Fragment {
   const root = rootRef(subject);
-  const attributes: Record<string, string> = {};
-  const put = (k: string, v: unknown) => {
-    if (v !== undefined && v !== null && v !== "") attributes[k] = String(v);
-  };
-  put("open_ports", r.ports?.join(","));
-  put("operator", r.org ?? r.isp);
-  put("isp", r.isp);
-  put("country", r.country_code);
-  put("city", r.city);
-  put("os", r.os);
-  put("tags", r.tags?.join(","));
+  const attributes = facts({
+    open_ports: r.ports?.join(","),
+    operator: r.org ?? r.isp,
+    isp: r.isp,
+    country: r.country_code,
+    city: r.city,
+    os: r.os,
+    tags: r.tags?.join(","),
+  });
   const entities: EntityDraft[] = [{ ...root, attributes }];
   const relations: RelationDraft[] = [];
   const events: EventDraft[] = [];

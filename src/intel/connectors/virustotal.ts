@@ -2,6 +2,8 @@
  * VirusTotal API v3: files (md5/sha1/sha256), domains, IP addresses and URLs, with the key in the
  * `x-apikey` header. A URL's id is the unpadded base64url of the URL.
  */
+
+import { facts } from "./facts.ts";
 import {
   type Connector,
   type EntityDraft,
@@ -98,30 +100,27 @@ export function normalizeVirusTotal(raw: unknown, subject: Subject): Fragment {
   const events: EventDraft[] = [];
   const stats = attrs.last_analysis_stats ?? {};
   const total = Object.values(stats).reduce((a, b) => a + (typeof b === "number" ? b : 0), 0);
-  const rootAttributes: Record<string, string> = {};
-  if (total > 0) {
-    rootAttributes.vt_score = `${stats.malicious ?? 0}/${total}`;
-    rootAttributes.vt_malicious = String(stats.malicious ?? 0);
-    rootAttributes.vt_suspicious = String(stats.suspicious ?? 0);
-    rootAttributes.is_malicious = String((stats.malicious ?? 0) > 0);
-  }
-  const put = (key: string, value: unknown) => {
-    if (value !== undefined && value !== null && value !== "") rootAttributes[key] = String(value);
-  };
-  put("vt_reputation", attrs.reputation);
-  if (attrs.tags?.length) put("tags", attrs.tags.join(","));
-  put("file_type", attrs.type_description);
-  put("size", attrs.size);
-  put("meaningful_name", attrs.meaningful_name);
-  if (attrs.names?.length) put("names", attrs.names.slice(0, 10).join(","));
-  put("registrar", attrs.registrar);
-  put("country", attrs.country);
-  if (attrs.asn !== undefined) put("asn", `AS${attrs.asn}`);
-  put("as_owner", attrs.as_owner);
-  put("network", attrs.network);
-  put("title", attrs.title);
-  put("last_final_url", attrs.last_final_url);
-  if (attrs.categories) put("categories", [...new Set(Object.values(attrs.categories))].join(","));
+  const scored = total > 0;
+  const rootAttributes = facts({
+    vt_score: scored ? `${stats.malicious ?? 0}/${total}` : undefined,
+    vt_malicious: scored ? (stats.malicious ?? 0) : undefined,
+    vt_suspicious: scored ? (stats.suspicious ?? 0) : undefined,
+    is_malicious: scored ? (stats.malicious ?? 0) > 0 : undefined,
+    vt_reputation: attrs.reputation,
+    tags: attrs.tags?.join(","),
+    file_type: attrs.type_description,
+    size: attrs.size,
+    meaningful_name: attrs.meaningful_name,
+    names: attrs.names?.slice(0, 10).join(","),
+    registrar: attrs.registrar,
+    country: attrs.country,
+    asn: attrs.asn === undefined ? undefined : `AS${attrs.asn}`,
+    as_owner: attrs.as_owner,
+    network: attrs.network,
+    title: attrs.title,
+    last_final_url: attrs.last_final_url,
+    categories: attrs.categories ? [...new Set(Object.values(attrs.categories))].join(",") : undefined,
+  });
   entities.push({ ...root, attributes: rootAttributes, sourceUrl: guiUrl(subject) });
 
   // The same file under its other hashes.
