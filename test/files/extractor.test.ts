@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
-import { simpleDocx, simpleOdt, simplePdf } from "../helpers/documents.ts";
+import { multipartEmail, simpleDocx, simpleOdt, simplePdf, taggedWav } from "../helpers/documents.ts";
 import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
 import { storedZip } from "../helpers/zip.ts";
@@ -96,14 +96,41 @@ describe("POST /analyzer/extractor", () => {
     }
   });
 
-  it("reads an email's headers and body", async () => {
-    const eml = `From: Alice <alice@example.org>\r\nTo: bob@example.org\r\nSubject: Invoice overdue\r\nDate: Tue, 10 Nov 2026 09:15:00 +0000\r\n\r\n${EN}\r\n`;
+  it("reads an email: headers, body, attachments and the text of attached documents", async () => {
+    const eml = multipartEmail({
+      subject: "Invoice overdue",
+      body: EN,
+      attachmentName: "invoice.docx",
+      attachment: simpleDocx([FR], { title: "Facture", creator: "x", created: "2026-01-01T00:00:00Z" }),
+    });
     const { body, analysis } = await extract(eml, "mail.eml");
     assert.equal(analysis.type, "message/rfc822");
     assert.equal(analysis.title, "Invoice overdue");
     assert.equal(analysis.created, "2026-11-10T09:15:00.000Z");
-    assert.equal(analysis.extra.mail.from, "Alice <alice@example.org>");
+    assert.equal(analysis.extra.mail.from, '"Alice" <alice@example.org>');
+    assert.equal(analysis.extra.mail.to, '"Bob" <bob@example.org>');
+    assert.equal(analysis.extra.mail.message_id, "<m42@example.org>");
+    assert.equal(analysis.extra.mail.attachment_count, 1);
+    assert.equal(analysis.extra.mail.attachments[0].filename, "invoice.docx");
+    assert.equal(
+      analysis.extra.mail.attachments[0].type,
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    );
     assert.match(body.content, /journalist/);
+    assert.match(body.content, /logiciel espion/, "the attached document's text is extracted too");
+  });
+
+  it("reads audio tags and technical metadata", async () => {
+    const { analysis } = await extract(
+      taggedWav(2, { title: "Intercepted call", artist: "Unknown" }),
+      "call.wav",
+    );
+    assert.match(analysis.type, /^audio\//);
+    assert.equal(analysis.title, "Intercepted call");
+    assert.equal(analysis.extra.tags.artist, "Unknown");
+    assert.equal(analysis.extra.audio.sample_rate, 8000);
+    assert.equal(analysis.extra.audio.channels, 1);
+    assert.equal(analysis.extra.audio.duration_seconds, 2);
   });
 
   it("reads image metadata (EXIF) and dimensions", async () => {

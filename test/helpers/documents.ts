@@ -50,3 +50,76 @@ export function simpleOdt(
     "meta.xml": `<?xml version="1.0" encoding="UTF-8"?><office:document-meta xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><office:meta><dc:title>${esc(meta.title)}</dc:title><dc:creator>${esc(meta.creator)}</dc:creator><meta:creation-date>${meta.created}</meta:creation-date></office:meta></office:document-meta>`,
   });
 }
+
+/** A 16-bit PCM WAV with a LIST/INFO chunk naming its title and artist. */
+export function taggedWav(seconds: number, tags: { title: string; artist: string }): Buffer {
+  const sampleRate = 8000;
+  const pcm = Buffer.alloc(sampleRate * 2 * seconds);
+  for (let i = 0; i < pcm.length / 2; i++) pcm.writeInt16LE(Math.round(Math.sin(i / 10) * 8000), i * 2);
+  const infoField = (id: string, text: string) => {
+    const data = Buffer.from(`${text}\0`, "latin1");
+    const padded = data.length % 2 ? Buffer.concat([data, Buffer.alloc(1)]) : data;
+    const head = Buffer.alloc(8);
+    head.write(id, 0, "ascii");
+    head.writeUInt32LE(data.length, 4);
+    return Buffer.concat([head, padded]);
+  };
+  const info = Buffer.concat([
+    Buffer.from("INFO"),
+    infoField("INAM", tags.title),
+    infoField("IART", tags.artist),
+  ]);
+  const chunk = (id: string, body: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.write(id, 0, "ascii");
+    head.writeUInt32LE(body.length, 4);
+    return Buffer.concat([head, body]);
+  };
+  const fmt = Buffer.alloc(16);
+  fmt.writeUInt16LE(1, 0); // PCM
+  fmt.writeUInt16LE(1, 2); // mono
+  fmt.writeUInt32LE(sampleRate, 4);
+  fmt.writeUInt32LE(sampleRate * 2, 8);
+  fmt.writeUInt16LE(2, 12);
+  fmt.writeUInt16LE(16, 14);
+  const body = Buffer.concat([
+    Buffer.from("WAVE"),
+    chunk("fmt ", fmt),
+    chunk("LIST", info),
+    chunk("data", pcm),
+  ]);
+  return chunk("RIFF", body);
+}
+
+/** A MIME multipart email with a text body and one base64 attachment. */
+export function multipartEmail(opts: {
+  subject: string;
+  body: string;
+  attachmentName: string;
+  attachment: Buffer;
+}): string {
+  const b = "loupe-boundary-42";
+  const base64 = opts.attachment.toString("base64").replace(/.{76}/g, "$&\r\n");
+  return [
+    "From: Alice <alice@example.org>",
+    "To: Bob <bob@example.org>",
+    `Subject: ${opts.subject}`,
+    "Date: Tue, 10 Nov 2026 09:15:00 +0000",
+    "Message-ID: <m42@example.org>",
+    "MIME-Version: 1.0",
+    `Content-Type: multipart/mixed; boundary="${b}"`,
+    "",
+    `--${b}`,
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    opts.body,
+    `--${b}`,
+    `Content-Type: application/octet-stream; name="${opts.attachmentName}"`,
+    `Content-Disposition: attachment; filename="${opts.attachmentName}"`,
+    "Content-Transfer-Encoding: base64",
+    "",
+    base64,
+    `--${b}--`,
+    "",
+  ].join("\r\n");
+}

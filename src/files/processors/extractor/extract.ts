@@ -5,13 +5,15 @@
 import { fileTypeFromBuffer } from "file-type";
 import { describeArchive, gunzipLimited, readTar, readZip } from "./formats/archive.ts";
 import { extractBinary } from "./formats/binary.ts";
+import { extractEmail } from "./formats/email.ts";
 import { extractHtml } from "./formats/html.ts";
 import { extractImage } from "./formats/image.ts";
+import { extractMedia } from "./formats/media.ts";
 import { extractOdf, extractOoxml } from "./formats/office.ts";
 import { extractPdf } from "./formats/pdf.ts";
 import { tar } from "./formats/tar-type.ts";
 import { extractText, looksLikeText } from "./formats/text.ts";
-import { type Extracted, type ExtractLimits, isoDate } from "./result.ts";
+import type { Extracted, ExtractLimits } from "./result.ts";
 
 export type Typed = Extracted & { type: string };
 
@@ -60,8 +62,10 @@ export async function extractBytes(
       ...(await describeArchive(readTar(bytes, limits), depth, limits, recurse)),
     };
   }
+  if (mime?.startsWith("audio/") || mime?.startsWith("video/"))
+    return { type: mime, ...(await extractMedia(bytes, mime)) };
   if (mime) return { type: mime, ...extractBinary(bytes, limits.maxChars) };
-  return extractUntyped(bytes, limits);
+  return extractUntyped(bytes, depth, limits, recurse);
 }
 
 async function extractZipFamily(
@@ -89,7 +93,12 @@ async function extractZipFamily(
   };
 }
 
-function extractUntyped(bytes: Buffer, limits: ExtractLimits): Typed {
+async function extractUntyped(
+  bytes: Buffer,
+  depth: number,
+  limits: ExtractLimits,
+  recurse: (b: Buffer, n: string, d: number) => Promise<Typed>,
+): Promise<Typed> {
   if (!looksLikeText(bytes))
     return { type: "application/octet-stream", ...extractBinary(bytes, limits.maxChars) };
   const head = bytes.subarray(0, 2048).toString("latin1");
@@ -115,25 +124,8 @@ function extractUntyped(bytes: Buffer, limits: ExtractLimits): Typed {
     ) &&
     /\n\r?\n/.test(text.text)
   ) {
-    return { type: "message/rfc822", ...emailText(text.text) };
+    return { type: "message/rfc822", ...(await extractEmail(bytes, depth, limits, recurse)) };
   }
   if (/^[^,\n]+(,[^,\n]*){2,}\n[^,\n]*(,[^,\n]*){2,}/.test(trimmed)) return { type: "text/csv", ...text };
   return { type: "text/plain", ...text };
-}
-
-/** A plain RFC 822 message: headers as metadata, the body as text. */
-function emailText(source: string): Extracted {
-  const split = source.search(/\r?\n\r?\n/);
-  const head = source.slice(0, split).replace(/\r?\n[ \t]+/g, " ");
-  const headers: Record<string, string> = {};
-  for (const line of head.split(/\r?\n/)) {
-    const m = /^([\w-]+):\s*(.*)$/.exec(line);
-    if (m?.[1] && m[2] !== undefined) headers[m[1].toLowerCase().replace(/-/g, "_")] = m[2];
-  }
-  return {
-    text: source.slice(split).trim(),
-    title: headers.subject ?? null,
-    created: isoDate(headers.date),
-    extra: { mail: headers },
-  };
 }

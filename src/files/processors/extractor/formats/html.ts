@@ -25,3 +25,11 @@ export function extractHtml(bytes: Buffer): Extracted {
     },
   };
 }
+
+/** The visible text of an HTML fragment (email bodies). */
+export function htmlToText(html: string): string {
+  const root = parse(html, {
+    blockTextElements: { script: false, style: false, noscript: false, pre: true },
+  });
+  return (root.querySelector("body") ?? root).structuredText;
+}
