@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
-import { multipartEmail, simpleDocx, simpleOdt, simplePdf, taggedWav } from "../helpers/documents.ts";
+import {
+  multipartEmail,
+  simpleDocx,
+  simpleEpub,
+  simpleOdt,
+  simplePdf,
+  taggedWav,
+} from "../helpers/documents.ts";
 import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
 import { storedZip } from "../helpers/zip.ts";
@@ -69,6 +76,21 @@ describe("POST /analyzer/extractor", () => {
     assert.match(odt.body.content, /Spionagesoftware/);
     assert.equal(odt.analysis.title, "Bericht");
     assert.equal(odt.analysis.language, "de");
+  });
+
+  it("reads EPUB chapters in reading order, with title, author and date", async () => {
+    const epub = simpleEpub(["Chapter one: " + EN, "Chapter two: the end."], {
+      title: "Field notes",
+      creator: "A. Writer",
+      date: "2025-06-01",
+    });
+    const { body, analysis } = await extract(epub, "book.zip");
+    assert.equal(analysis.type, "application/epub+zip");
+    assert.equal(analysis.title, "Field notes");
+    assert.equal(analysis.created, "2025-06-01T00:00:00.000Z");
+    assert.equal(analysis.extra.dc.creator, "A. Writer");
+    assert.equal(analysis.extra.epub.chapter_count, 2);
+    assert.ok(body.content.indexOf("Chapter one") < body.content.indexOf("Chapter two"), body.content);
   });
 
   it("reads HTML with its title, without scripts", async () => {

@@ -123,3 +123,24 @@ export function multipartEmail(opts: {
     "",
   ].join("\r\n");
 }
+
+export function simpleEpub(
+  chapters: string[],
+  meta: { title: string; creator: string; date: string },
+): Buffer {
+  const items = chapters
+    .map((_, i) => `<item id="c${i}" href="text/chapter${i}.xhtml" media-type="application/xhtml+xml"/>`)
+    .join("");
+  const spine = chapters.map((_, i) => `<itemref idref="c${i}"/>`).join("");
+  const files: Record<string, string> = {
+    mimetype: "application/epub+zip",
+    "META-INF/container.xml": `<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`,
+    "OEBPS/content.opf": `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>${esc(meta.title)}</dc:title><dc:creator>${esc(meta.creator)}</dc:creator><dc:date>${meta.date}</dc:date><dc:language>en</dc:language></metadata><manifest>${items}</manifest><spine>${spine}</spine></package>`,
+  };
+  // Chapters are stored in reverse so the test proves the spine, not the zip order, sets the reading order.
+  for (let i = chapters.length - 1; i >= 0; i--) {
+    files[`OEBPS/text/chapter${i}.xhtml`] =
+      `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>c${i}</title></head><body><p>${esc(chapters[i] ?? "")}</p></body></html>`;
+  }
+  return storedZip(files);
+}

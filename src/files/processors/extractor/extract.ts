@@ -6,6 +6,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { describeArchive, gunzipLimited, readTar, readZip } from "./formats/archive.ts";
 import { extractBinary } from "./formats/binary.ts";
 import { extractEmail } from "./formats/email.ts";
+import { extractEpub } from "./formats/epub.ts";
 import { extractHtml } from "./formats/html.ts";
 import { extractImage } from "./formats/image.ts";
 import { extractMedia } from "./formats/media.ts";
@@ -87,10 +88,10 @@ async function extractZipFamily(
     const described = await describeArchive(listing, limits.maxDepth, limits, recurse);
     return { type: "application/vnd.android.package-archive", text: "", extra: described.extra };
   }
-  return {
-    type: mime === "application/epub+zip" ? mime : "application/zip",
-    ...(await describeArchive(listing, depth, limits, recurse)),
-  };
+  if (odfType === "application/epub+zip" || mime === "application/epub+zip") {
+    return { type: "application/epub+zip", ...extractEpub(files) };
+  }
+  return { type: "application/zip", ...(await describeArchive(listing, depth, limits, recurse)) };
 }
 
 async function extractUntyped(
