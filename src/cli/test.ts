@@ -6,7 +6,20 @@ import { createLogger } from "../common/logger.ts";
 import { ensureDebianPackages } from "../common/system.ts";
 
 /** Debian packages the suite uses as real peers and oracles; installed when root, else suites skip. */
-export const TEST_SYSTEM_PACKAGES: string[] = ["yara", "clamav-daemon", "clamdscan"];
+export const TEST_SYSTEM_PACKAGES: string[] = [
+  "yara",
+  "clamav-daemon",
+  "clamdscan",
+  "chromium", // admin panel browser tests (driven by playwright-core, never a downloaded browser)
+  "libreoffice-writer-nogui", // real producers for the extractor's document fixtures
+  "libreoffice-calc-nogui",
+  "libreoffice-impress-nogui",
+  "libimage-exiftool-perl", // image metadata fixtures
+  "poppler-utils", // pdftotext: the extraction benchmark's baseline and a text oracle
+  "tesseract-ocr", // optional OCR backend
+  "tesseract-ocr-eng",
+  "7zip", // 7z archive fixtures
+];
 
 export async function test(args: string[]): Promise<number | undefined> {
   const { values, positionals } = parseArgs({

@@ -79,7 +79,7 @@ describe("POST /analyzer/extractor", () => {
   });
 
   it("reads EPUB chapters in reading order, with title, author and date", async () => {
-    const epub = simpleEpub(["Chapter one: " + EN, "Chapter two: the end."], {
+    const epub = simpleEpub([`Chapter one: ${EN}`, "Chapter two: the end."], {
       title: "Field notes",
       creator: "A. Writer",
       date: "2025-06-01",
