@@ -28,12 +28,23 @@ export function isoDate(value: unknown): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
-/** Collapses runs of spaces and blank lines, trims. */
+/** Collapses runs of spaces and blank lines, trims. Tabs stay: they separate spreadsheet cells. */
 export function normaliseWhitespace(text: string): string {
   return text
     .replace(/\r\n?/g, "\n")
-    .replace(/[ \t\f\v\u00a0]+/g, " ")
-    .replace(/ *\n */g, "\n")
+    .replace(/[ \f\v\u00a0]*\t[ \f\v\u00a0]*/g, "\t")
+    .replace(/[ \f\v\u00a0]+/g, " ")
+    .replace(/[ \t]*\n */g, "\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
+}
+
+/** Metadata keys in snake_case, acronyms kept whole: PDFFormatVersion → pdf_format_version, XResolution → x_resolution. */
+export function snakeCase(key: string): string {
+  return key
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "")
+    .toLowerCase();
 }

@@ -41,10 +41,22 @@ export function extractEpub(files: Unzipped): Extracted {
     const v = first(opf, `dc:${key}`);
     if (v) dc[key] = v;
   }
+  // EPUB 3 keeps other dates in <meta property="dcterms:…">; the generator in <meta name="generator">.
+  const property = (name: string) =>
+    new RegExp(`<meta\\b[^>]*property="${name}"[^>]*>([^<]*)</meta>`).exec(opf)?.[1]?.trim() || null;
+  const modified = isoDate(property("dcterms:modified"));
+  if (modified) dc.modified = modified;
+  const epub: Record<string, unknown> = { chapter_count: chapters.length };
+  const version = /<package\b[^>]*\bversion="([^"]+)"/.exec(opf)?.[1];
+  if (version) epub.version = version;
+  const generator =
+    /<meta\b[^>]*name="generator"[^>]*content="([^"]*)"/.exec(opf)?.[1] ??
+    /<meta\b[^>]*content="([^"]*)"[^>]*name="generator"/.exec(opf)?.[1];
+  if (generator) epub.generator = generator;
   return {
     text: normaliseWhitespace(text),
     title: first(opf, "dc:title"),
-    created: isoDate(first(opf, "dc:date")),
-    extra: { ...(Object.keys(dc).length ? { dc } : {}), epub: { chapter_count: chapters.length } },
+    created: isoDate(first(opf, "dc:date") ?? property("dcterms:created")),
+    extra: { ...(Object.keys(dc).length ? { dc } : {}), epub },
   };
 }

@@ -1,6 +1,6 @@
 /** PDF with pdf.js (through unpdf): text per page, the info dictionary, XMP, page count. */
 import { extractText, getDocumentProxy, getMeta } from "unpdf";
-import { type Extracted, isoDate, ParseFailure } from "../result.ts";
+import { type Extracted, isoDate, ParseFailure, snakeCase } from "../result.ts";
 
 /** PDF dates look like D:20261122143000+01'00'. */
 export function pdfDate(value: unknown): string | null {
@@ -14,17 +14,13 @@ export function pdfDate(value: unknown): string | null {
   return isoDate(`${y}-${mo}-${d}T${h}:${mi}:${s}${zone}`);
 }
 
-const snake = (k: string) =>
-  k
-    .replace(/([a-z])([A-Z])/g, "$1_$2")
-    .replace(/[^A-Za-z0-9]+/g, "_")
-    .toLowerCase();
-
 export async function extractPdf(bytes: Buffer): Promise<Extracted> {
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   } catch (err) {
+    if ((err as { name?: string }).name === "PasswordException")
+      throw new ParseFailure("the PDF is encrypted and needs a password to open");
     throw new ParseFailure(`not a readable PDF: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
@@ -32,9 +28,12 @@ export async function extractPdf(bytes: Buffer): Promise<Extracted> {
     const { info, metadata } = await getMeta(pdf);
     const infoDict = (info ?? {}) as Record<string, unknown>;
     const pdfNs: Record<string, unknown> = { page_count: pdf.numPages };
+    // pdf.js opened it without a password; permissions are only set when the file is encrypted.
+    const permissions = await pdf.getPermissions().catch(() => null);
+    if (permissions) pdfNs.encrypted = true;
     for (const [k, v] of Object.entries(infoDict)) {
       if (v === undefined || v === null || typeof v === "object") continue;
-      pdfNs[snake(k)] = k.endsWith("Date") ? (pdfDate(v) ?? String(v)) : v;
+      pdfNs[snakeCase(k)] = k.endsWith("Date") ? (pdfDate(v) ?? String(v)) : v;
     }
     const dc: Record<string, unknown> = {};
     const xmp = metadata as { get?: (k: string) => unknown } | null;
