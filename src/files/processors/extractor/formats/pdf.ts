@@ -1,5 +1,5 @@
 /** PDF with pdf.js (through unpdf): text per page, the info dictionary, XMP, page count. */
-import { extractText, getDocumentProxy, getMeta } from "unpdf";
+import { getDocumentProxy } from "unpdf";
 import { type Extracted, isoDate, ParseFailure, snakeCase } from "../result.ts";
 
 /** PDF dates look like D:20261122143000+01'00'. */
@@ -14,18 +14,62 @@ export function pdfDate(value: unknown): string | null {
   return isoDate(`${y}-${mo}-${d}T${h}:${mi}:${s}${zone}`);
 }
 
+type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+/** What text extraction needs from pdf.js, and nothing it would load only to draw pages. */
+const PDFJS_OPTIONS = {
+  verbosity: 0,
+  isEvalSupported: false, // never compile PostScript functions from an untrusted file
+  useSystemFonts: false, // text comes from the PDF's own encodings, not from installed fonts
+  disableFontFace: true,
+} as const;
+
+/**
+ * pdf.js moves (transfers) the buffer it gets to its in-thread worker. A buffer that is a whole
+ * allocation (a file read from disk) is handed over as is, so a 200 MB PDF is not held twice;
+ * `bytes` is left empty afterwards. A slice of a larger buffer (an archive entry) is copied.
+ */
+function pdfData(bytes: Buffer): Uint8Array {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole && !(bytes.buffer instanceof SharedArrayBuffer)
+    ? new Uint8Array(bytes.buffer, 0, bytes.byteLength)
+    : new Uint8Array(bytes);
+}
+
+/**
+ * Page by page, in order, releasing each page's parsed resources once its text is read, so the
+ * memory held stays that of one page (plus the file and shared fonts) however long the document.
+ * Items are joined as pdf.js lays them out: its `hasEOL` marks the end of a line.
+ */
+async function pageTexts(pdf: PdfDocument): Promise<string[]> {
+  const texts: string[] = [];
+  for (let n = 1; n <= pdf.numPages; n++) {
+    const page = await pdf.getPage(n);
+    const content = await page.getTextContent();
+    let text = "";
+    for (const item of content.items) {
+      if (!("str" in item)) continue;
+      text += item.hasEOL ? `${item.str}\n` : item.str;
+    }
+    texts.push(text);
+    page.cleanup();
+  }
+  return texts;
+}
+
+/** Takes the bytes over (see `pdfData`): callers must not read `bytes` afterwards. */
 export async function extractPdf(bytes: Buffer): Promise<Extracted> {
-  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
+  let pdf: PdfDocument;
   try {
-    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+    pdf = await getDocumentProxy(pdfData(bytes), PDFJS_OPTIONS);
   } catch (err) {
     if ((err as { name?: string }).name === "PasswordException")
       throw new ParseFailure("the PDF is encrypted and needs a password to open");
     throw new ParseFailure(`not a readable PDF: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    const { text } = await extractText(pdf, { mergePages: false });
-    const { info, metadata } = await getMeta(pdf);
+    const pages = await pageTexts(pdf);
+    const { info, metadata } = await pdf.getMetadata();
     const infoDict = (info ?? {}) as Record<string, unknown>;
     const pdfNs: Record<string, unknown> = { page_count: pdf.numPages };
     // pdf.js opened it without a password; permissions are only set when the file is encrypted.
@@ -54,7 +98,6 @@ export async function extractPdf(bytes: Buffer): Promise<Extracted> {
       (typeof infoDict.Title === "string" && infoDict.Title.trim()) ||
       (dc.title as string | undefined) ||
       null;
-    const pages = Array.isArray(text) ? text : [String(text)];
     return {
       text: pages.join("\n\n"),
       title,
@@ -66,6 +109,8 @@ export async function extractPdf(bytes: Buffer): Promise<Extracted> {
       },
     };
   } finally {
-    await pdf.cleanup();
+    // Destroying (not just cleaning up) lets the in-thread pdf.js worker drop the document and
+    // its bytes now, instead of holding them until the next PDF replaces them.
+    await pdf.loadingTask.destroy();
   }
 }
