@@ -19,6 +19,7 @@ export const TEST_SYSTEM_PACKAGES: string[] = [
   "tesseract-ocr", // optional OCR backend
   "tesseract-ocr-eng",
   "7zip", // 7z archive fixtures
+  "ffmpeg", // tagged audio and video fixtures
 ];
 
 export async function test(args: string[]): Promise<number | undefined> {

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import sharp from "sharp";
 import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
 import {
@@ -14,7 +15,7 @@ import {
   flatSpreadsheet,
   flatText,
 } from "../helpers/libreoffice.ts";
-import { pdfinfo } from "../helpers/producers.ts";
+import { exiftoolTag, ffmpegMedia, type MediaTags, pdfinfo } from "../helpers/producers.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
 const EN = "The investigators found the spyware on the journalist's phone after a careful forensic analysis.";
@@ -238,6 +239,214 @@ describe("extractor on files made by real producers", () => {
       assert.equal(analysis.extra.dc.creator, "CERT team");
       assert.equal(analysis.language, "en");
       assert.equal(analysis.extra.pdf.encrypted, true);
+    });
+  });
+
+  describe("images tagged by exiftool", { skip: skipUnlessCommands("exiftool") }, () => {
+    const TAGS = {
+      "EXIF:ImageDescription": "Protest on the main square",
+      "EXIF:Make": "LoupeCam",
+      "EXIF:Model": "LC-1",
+      "EXIF:Artist": "Ana Reporter",
+      "EXIF:DateTimeOriginal": "2025:07:14 18:30:05",
+      "EXIF:GPSLatitude": 48.8584,
+      "EXIF:GPSLatitudeRef": "N",
+      "EXIF:GPSLongitude": 2.2945,
+      "EXIF:GPSLongitudeRef": "E",
+      "EXIF:GPSAltitude": 35,
+      "EXIF:GPSAltitudeRef": 0,
+      "XMP-dc:Title": "Manifestation place de la République",
+      "XMP-dc:Creator": "Ana Reporter",
+      "XMP-dc:Subject": ["protest", "paris"],
+      "IPTC:Headline": "Crowd at dusk",
+      "IPTC:City": "Paris",
+      "IPTC:Keywords": ["crowd", "night"],
+    };
+    const base = (format: "jpeg" | "png" | "tiff" | "webp") =>
+      sharp({ create: { width: 80, height: 40, channels: 3, background: "#336699" } })
+        [format]()
+        .toBuffer();
+
+    for (const format of ["jpeg", "png", "tiff", "webp"] as const) {
+      it(`${format.toUpperCase()}: EXIF, GPS, XMP and IPTC written by exiftool`, async () => {
+        const tagged = await exiftoolTag(await base(format), format, TAGS);
+        const { content, analysis } = await extract(tagged, "photo.bin");
+        assert.equal(analysis.type, `image/${format}`);
+        assert.equal(content, "");
+        assert.equal(analysis.extra.image.width, 80);
+        assert.equal(analysis.extra.image.height, 40);
+        assert.equal(analysis.title, "Manifestation place de la République", "XMP dc:title first");
+        assert.equal(analysis.created, "2025-07-14T18:30:05.000Z");
+        assert.equal(analysis.extra.exif.make, "LoupeCam");
+        assert.equal(analysis.extra.exif.model, "LC-1");
+        assert.equal(analysis.extra.exif.artist, "Ana Reporter");
+        assert.equal(analysis.extra.exif.image_description, "Protest on the main square");
+        assert.equal(analysis.extra.gps.latitude, 48.8584);
+        assert.equal(analysis.extra.gps.longitude, 2.2945);
+        assert.equal(analysis.extra.gps.altitude, 35);
+        assert.equal(analysis.extra.dc.creator, "Ana Reporter");
+        assert.deepEqual(analysis.extra.dc.subject, ["protest", "paris"]);
+        if (format !== "webp") {
+          // exiftool writes IPTC into JPEG, PNG and TIFF only (WebP has no IPTC block).
+          assert.equal(analysis.extra.iptc.headline, "Crowd at dusk", format);
+          assert.equal(analysis.extra.iptc.city, "Paris", format);
+          assert.deepEqual(analysis.extra.iptc.keywords, ["crowd", "night"], format);
+        }
+        for (const [ns, values] of Object.entries(analysis.extra as Record<string, Record<string, unknown>>))
+          for (const [k, v] of Object.entries(values))
+            assert.ok(
+              !(typeof v === "string" && [...v].some((ch) => ch.charCodeAt(0) < 9)),
+              `${format}: ${ns}.${k} holds raw binary: ${JSON.stringify(v)}`,
+            );
+      });
+    }
+
+    it("HEIC: sharp cannot write it here (its libheif has no HEVC encoder), so HEIC is not covered", async () => {
+      assert.equal(sharp.format.heif.output.file, true);
+      await assert.rejects(
+        sharp({ create: { width: 8, height: 8, channels: 3, background: "red" } })
+          .heif({ compression: "hevc" })
+          .toBuffer(),
+      );
+    });
+  });
+
+  describe("audio and video written by ffmpeg", { skip: skipUnlessCommands("ffmpeg") }, () => {
+    const tags: MediaTags = {
+      title: "Intercepted call",
+      artist: "Unknown caller",
+      album: "Evidence 2025",
+      date: "2025-04-03",
+      genre: "Speech",
+      comment: "recorded at night",
+    };
+    const cases = [
+      { ext: "mp3", type: "audio/mpeg", codec: /MPEG.*Layer 3/, lossless: false },
+      { ext: "flac", type: "audio/flac", codec: /^FLAC$/, lossless: true },
+      { ext: "ogg", type: "audio/ogg", codec: /Vorbis/i, lossless: false },
+      { ext: "m4a", type: "audio/x-m4a", codec: /AAC/, lossless: false },
+      { ext: "wav", type: "audio/wav", codec: /PCM/, lossless: true },
+    ];
+    for (const c of cases) {
+      it(`${c.ext.toUpperCase()}: tags and technical metadata`, async () => {
+        const { content, analysis } = await extract(await ffmpegMedia(c.ext, tags), "media.bin");
+        assert.equal(analysis.type, c.type);
+        assert.equal(content, "");
+        assert.equal(analysis.title, "Intercepted call");
+        assert.equal(analysis.created, "2025-04-03T00:00:00.000Z");
+        assert.equal(analysis.extra.tags.artist, "Unknown caller");
+        assert.equal(analysis.extra.tags.album, "Evidence 2025");
+        assert.deepEqual(analysis.extra.tags.genre, ["Speech"]);
+        assert.equal(analysis.extra.tags.comment, "recorded at night");
+        assert.match(analysis.extra.audio.codec, c.codec);
+        assert.equal(analysis.extra.audio.sample_rate, 22050);
+        assert.equal(analysis.extra.audio.lossless, c.lossless);
+        assert.ok(
+          Math.abs(analysis.extra.audio.duration_seconds - 2) < 0.1,
+          `${analysis.extra.audio.duration_seconds}`,
+        );
+        if (c.ext !== "m4a") assert.equal(analysis.extra.audio.channels, 1); // see docs: M4A reports the stsd count
+      });
+    }
+
+    it("MKV: video size and codec, audio facts, and track-level tags", async () => {
+      const { analysis } = await extract(await ffmpegMedia("mkv", tags, true), "clip.bin");
+      assert.equal(analysis.type, "video/matroska");
+      assert.equal(analysis.title, "Intercepted call");
+      assert.equal(analysis.created, "2025-04-03T00:00:00.000Z");
+      assert.equal(analysis.extra.video.width, 64);
+      assert.equal(analysis.extra.video.height, 48);
+      assert.equal(analysis.extra.video.frame_rate, 10);
+      assert.match(analysis.extra.video.codec, /MPEG4/);
+      assert.equal(analysis.extra.audio.sample_rate, 22050);
+      assert.equal(analysis.extra.tags.artist, "Unknown caller");
+      assert.equal(analysis.extra.tags.album, "Evidence 2025");
+      assert.equal(analysis.extra.tags.comment, "recorded at night");
+    });
+  });
+
+  describe("text in the encodings investigators meet", () => {
+    const W1252 = new Map(
+      Object.entries({
+        "€": 0x80,
+        "…": 0x85,
+        "‘": 0x91,
+        "’": 0x92,
+        "“": 0x93,
+        "”": 0x94,
+        "—": 0x97,
+        œ: 0x9c,
+      }),
+    );
+    const windows1252 = (s: string) =>
+      Buffer.from(
+        [...s].map((c) => {
+          const b = W1252.get(c) ?? c.charCodeAt(0);
+          assert.ok(b < 256, c);
+          return b;
+        }),
+      );
+    const PRICY = "Le rapport coûte 1 250 € — « très cher » selon l’équipe, “vraiment” ; c’est l’œuvre…";
+    const cases: Array<{ name: string; bytes: Buffer; text: string; encoding: RegExp; language: string }> = [
+      { name: "UTF-8", bytes: Buffer.from(DE), text: DE, encoding: /^UTF-8$/, language: "de" },
+      {
+        name: "UTF-8 with BOM",
+        bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(ES)]),
+        text: ES,
+        encoding: /^UTF-8$/,
+        language: "es",
+      },
+      {
+        name: "UTF-16 LE with BOM",
+        bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(FR, "utf16le")]),
+        text: FR,
+        encoding: /^UTF-16LE$/,
+        language: "fr",
+      },
+      {
+        name: "UTF-16 BE with BOM",
+        bytes: Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(DE, "utf16le").swap16()]),
+        text: DE,
+        encoding: /^UTF-16BE$/,
+        language: "de",
+      },
+      {
+        name: "Latin-1",
+        bytes: Buffer.from(`${ES} ¿Señor Muñoz? ¡Sí!`, "latin1"),
+        text: `${ES} ¿Señor Muñoz? ¡Sí!`,
+        encoding: /^(ISO-8859-1|WINDOWS-1252)$/,
+        language: "es",
+      },
+      {
+        name: "Windows-1252 with € and curly quotes",
+        bytes: windows1252(`${FR} ${PRICY}`),
+        text: `${FR} ${PRICY}`,
+        encoding: /^WINDOWS-1252$/,
+        language: "fr",
+      },
+    ];
+    for (const c of cases) {
+      it(`${c.name}: decoded, encoding named, language found`, async () => {
+        const { content, analysis } = await extract(c.bytes, "notes.txt");
+        assert.equal(analysis.type, "text/plain");
+        assert.equal(content, c.text);
+        assert.match(analysis.extra.text.encoding, c.encoding);
+        assert.equal(analysis.language, c.language);
+        assert.equal(analysis.content_length, c.bytes.length);
+      });
+    }
+
+    it("CSV in Windows-1252 and JSON in UTF-8", async () => {
+      const csv = windows1252('name,city,note\nAna,Málaga,"espía, 5 €"\nJean,Orléans,“enquête”\n');
+      const table = await extract(csv, "data.bin");
+      assert.equal(table.analysis.type, "text/csv");
+      assert.match(table.content, /Málaga,"espía, 5 €"/);
+      assert.match(table.content, /Orléans,“enquête”/);
+      const doc = { title: "Rapport", findings: [FR, "Deuxième constat."], count: 2 };
+      const parsed = await extract(JSON.stringify(doc, null, 2), "data.bin");
+      assert.equal(parsed.analysis.type, "application/json");
+      assert.deepEqual(JSON.parse(parsed.content), doc);
+      assert.equal(parsed.analysis.language, "fr");
     });
   });
 });

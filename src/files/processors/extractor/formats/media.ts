@@ -1,6 +1,6 @@
 /** Audio and video containers (MP3/ID3, FLAC, OGG, M4A/MP4, WAV, MKV…) with music-metadata: tags and technical facts. */
 import { parseBuffer } from "music-metadata";
-import { type Extracted, isoDate, ParseFailure } from "../result.ts";
+import { type Extracted, isoDate, ParseFailure, snakeCase } from "../result.ts";
 
 export async function extractMedia(bytes: Buffer, mimeType: string): Promise<Extracted> {
   let meta: Awaited<ReturnType<typeof parseBuffer>>;
@@ -39,10 +39,45 @@ export async function extractMedia(bytes: Buffer, mimeType: string): Promise<Ext
       .join(" "),
     encoder: common.encodedby,
   });
+  addNativeTags(meta.native, tags);
+  const video = meta.format.trackInfo.find((t) => t.video)?.video;
+  const videoTrack = meta.format.trackInfo.find((t) => t.video);
+  const videoNs = video
+    ? pick({
+        width: video.pixelWidth ?? video.displayWidth,
+        height: video.pixelHeight ?? video.displayHeight,
+        codec: videoTrack?.codecName,
+        frame_rate: video.frameRate,
+      })
+    : {};
   return {
     text: "",
     title: common.title ?? null,
-    created: isoDate(common.date ?? common.originaldate),
-    extra: { audio, ...(Object.keys(tags).length ? { tags } : {}) },
+    created: isoDate(common.date ?? common.originaldate ?? tags.date),
+    extra: {
+      audio,
+      ...(Object.keys(videoNs).length ? { video: videoNs } : {}),
+      ...(Object.keys(tags).length ? { tags } : {}),
+    },
   };
+}
+
+/**
+ * Tags music-metadata does not map to its common names (ID3 TXXX frames such as ffmpeg's
+ * comment, Matroska track-level ALBUM/DATE/COMMENT…): kept under their own names, snake_case,
+ * never overriding a mapped tag. ID3 frame ids (TIT2, TPE1…) are left out: they repeat mapped tags.
+ */
+function addNativeTags(
+  native: Record<string, Array<{ id: string; value: unknown }>>,
+  tags: Record<string, unknown>,
+) {
+  for (const [format, list] of Object.entries(native)) {
+    for (const { id, value } of list) {
+      if (typeof value !== "string" && typeof value !== "number") continue;
+      if (format.startsWith("ID3") && /^[A-Z0-9]{3,4}$/.test(id)) continue;
+      const key = snakeCase(id.replace(/^(?:TXXX|track|segment|chapter|edition|attachment):/i, ""));
+      if (!key || key in tags || key === "duration" || key === "encoder") continue;
+      tags[key] = value;
+    }
+  }
 }
