@@ -4,6 +4,7 @@
  * document and its interactive docs (assets served locally), and graceful shutdown.
  */
 import { randomUUID } from "node:crypto";
+import cookie from "@fastify/cookie";
 import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
@@ -37,6 +38,8 @@ export interface HttpServerOptions {
   openapiComponents?: Record<string, unknown>;
   /** Runs before the docs/spec routes are served: lets a service protect them (intel needs a key). */
   protectDocs?: onRequestHookHandler;
+  /** Parse cookies, signing with this secret (intel's admin panel); registered before any route. */
+  cookieSecret?: string;
 }
 
 export type App = FastifyInstance<
@@ -97,6 +100,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
         ),
     });
   }
+  if (opts.cookieSecret) await app.register(cookie, { secret: opts.cookieSecret });
   installMetrics(app, opts.name);
   await installOpenApi(app, opts);
   return app;

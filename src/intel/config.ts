@@ -21,6 +21,28 @@ export const intelSettings = {
     "SECRET_KEY",
     "Secret that signs admin sessions; generated and kept in the database when unset.",
   ),
+  adminSessionHours: integer("ADMIN_SESSION_HOURS", 12, "How long an admin panel login lasts.", {
+    min: 1,
+    max: 24 * 90,
+  }),
+  adminLoginFailuresPerUser: integer(
+    "ADMIN_LOGIN_FAILURES_PER_USER",
+    5,
+    "Failed admin logins for one username before it is locked out for ADMIN_LOGIN_LOCKOUT_SECONDS.",
+    { min: 1 },
+  ),
+  adminLoginFailuresPerIp: integer(
+    "ADMIN_LOGIN_FAILURES_PER_IP",
+    20,
+    "Failed admin logins from one client address before it is locked out.",
+    { min: 1 },
+  ),
+  adminLoginLockoutSeconds: integer(
+    "ADMIN_LOGIN_LOCKOUT_SECONDS",
+    900,
+    "How long failed logins are remembered and a lockout lasts.",
+    { min: 1 },
+  ),
   vendorTimeoutMs: integer(
     "INTEL_VENDOR_TIMEOUT_MS",
     20_000,

@@ -2,11 +2,13 @@
  * The intel service: token-protected API, OpenAPI at /api/schema/ and docs at /api/docs/ (any
  * valid key), and — unless told otherwise — an embedded worker processing lookups.
  */
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CommonConfig } from "../common/config.ts";
 import { type App, createHttpServer } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
 import { ConfigError } from "../common/settings.ts";
 import { VERSION } from "../common/version.ts";
+import { adminDeps, loadSession, registerAdmin } from "./admin/index.ts";
 import { tokenAuth } from "./api/auth.ts";
 import { registerApi } from "./api/routes.ts";
 import type { IntelConfig } from "./config.ts";
@@ -25,6 +27,8 @@ export interface IntelServices {
   config: IntelConfig;
   /** The admin panel's path (ADMIN_PATH, or a random one made once and kept). */
   adminPath: string;
+  /** Signs the admin panel's cookies (SECRET_KEY, or a random one made once and kept). */
+  secretKey: string;
   close(): Promise<void>;
 }
 
@@ -58,6 +62,7 @@ export async function openIntelServices(
   const adminPath =
     config.adminPath?.replace(/^\/+|\/+$/g, "") ??
     (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
+  const secretKey = config.secretKey ?? (await getOrCreateSetting(store.db, "secret_key", randomHex(32)));
   return {
     store,
     queue,
@@ -65,6 +70,7 @@ export async function openIntelServices(
     connectors,
     config,
     adminPath,
+    secretKey,
     close: async () => {
       await queue.stop();
       await store.close();
@@ -84,6 +90,12 @@ export async function buildIntelServer(opts: {
 }): Promise<App> {
   const { services } = opts;
   const auth = tokenAuth(services.store.db);
+  const admin = adminDeps(services);
+  // A person signed in to the admin panel may browse the API docs without pasting a key.
+  const docsAuth = async (req: FastifyRequest, reply: FastifyReply) => {
+    await loadSession(req, admin);
+    if (!req.adminSession) await auth(req, reply);
+  };
   const app = await createHttpServer({
     name: "intel",
     version: VERSION,
@@ -93,13 +105,15 @@ export async function buildIntelServer(opts: {
     specPath: "/api/schema/",
     docsPath: "/api/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
-    protectDocs: auth,
+    protectDocs: docsAuth,
+    cookieSecret: services.secretKey,
     openapiComponents: {
       securitySchemes: {
         tokenAuth: { type: "apiKey", in: "header", name: "Authorization", description: "Token <API key>" },
       },
     },
   });
+  await registerAdmin(app, admin);
   await app.register(async (api) => {
     api.addHook("onRequest", auth);
     registerApi(api as unknown as App, {

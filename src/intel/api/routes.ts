@@ -1,17 +1,19 @@
 /** The intel HTTP API (DESIGN §3): validation and serialisation only; the work is in domain/. */
 import { execFileSync } from "node:child_process";
 import { Type } from "typebox";
-import { badRequest, HttpError, notFound } from "../../common/errors.ts";
+import { HttpError, notFound } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import type { Lookups } from "../domain/requests.ts";
 import { vendorErrors } from "../domain/requests.ts";
-import { checkValue, findSuperType, findType, SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
+import { serviceStatus } from "../domain/status.ts";
+import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
 import type { RequestsTable } from "../store/schema.ts";
+import { parseSubject } from "./subject.ts";
 
 export interface ApiDeps {
   store: Store;
@@ -116,24 +118,7 @@ export function registerApi(app: App, deps: ApiDeps): void {
       },
     },
     async (req, reply) => {
-      const superType = findSuperType(req.body.super_type);
-      if (!superType) {
-        throw badRequest(
-          "unknown_super_type",
-          `Unknown super type "${req.body.super_type}". See GET /api/types/.`,
-        );
-      }
-      const type = findType(superType.shortName, req.body.type);
-      if (!type) {
-        throw badRequest(
-          "unknown_type",
-          `Unknown type "${req.body.type}" for ${superType.shortName}. See GET /api/types/.`,
-        );
-      }
-      const value = req.body.value.trim();
-      const problem = checkValue(type, value);
-      if (problem) throw badRequest("invalid_value", problem);
-      const subject = { superType: superType.shortName, type: type.shortName, value };
+      const subject = parseSubject(req.body);
       const outcome = await lookups.submit(subject, req.body.force ?? false, req.body.depth ?? 1);
       if (outcome.kind === "done") {
         // Already-serialised JSON bytes (cached by graph version): Fastify sends buffers as they are.
@@ -216,28 +201,9 @@ export function registerApi(app: App, deps: ApiDeps): void {
   app.get(
     "/api/status/now/",
     { schema: { tags, summary: "Cache sizes, modules, workers, queue" } },
-    async () => {
-      const count = async (table: "entities" | "events" | "relations") =>
-        Number(
-          (
-            await store.db
-              .selectFrom(table)
-              .select(store.db.fn.countAll<number>().as("n"))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
-      const configured = await configuredVendors(store.db);
-      return {
-        cached_entities: await count("entities"),
-        cached_events: await count("events"),
-        cached_relations: await count("relations"),
-        available_modules: connectors
-          .filter((c) => c.credentialFields.length === 0 || configured.has(c.id))
-          .map((c) => c.id),
-        workers: await deps.queue.workers(),
-        queue: await deps.queue.depth(),
-        git_commit_hash: gitCommitHash(),
-      };
-    },
+    async () => ({
+      ...(await serviceStatus(deps)),
+      git_commit_hash: gitCommitHash(),
+    }),
   );
 }

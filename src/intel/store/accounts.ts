@@ -141,3 +141,99 @@ export async function authenticateKey(db: Kysely<Database>, key: string): Promis
     created_at: row.created_at,
   };
 }
+
+export interface UserSummary extends UserRow {
+  active_tokens: number;
+}
+
+export async function listUsers(db: Kysely<Database>): Promise<UserSummary[]> {
+  const rows = await db
+    .selectFrom("users")
+    .leftJoin("tokens", (join) => join.onRef("tokens.user_id", "=", "users.id").on("tokens.revoked", "=", 0))
+    .select([
+      "users.id",
+      "users.username",
+      "users.is_admin",
+      "users.is_active",
+      "users.created_at",
+      (eb) => eb.fn.count<number>("tokens.id").as("active_tokens"),
+    ])
+    .groupBy(["users.id", "users.username", "users.is_admin", "users.is_active", "users.created_at"])
+    .orderBy("users.username")
+    .execute();
+  return rows.map((r) => ({ ...r, active_tokens: Number(r.active_tokens) }));
+}
+
+export async function getUser(db: Kysely<Database>, id: number): Promise<UserRow | undefined> {
+  return db
+    .selectFrom("users")
+    .select(["id", "username", "is_admin", "is_active", "created_at"])
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function setUserActive(db: Kysely<Database>, id: number, active: boolean): Promise<void> {
+  await db
+    .updateTable("users")
+    .set({ is_active: active ? 1 : 0 })
+    .where("id", "=", id)
+    .execute();
+}
+
+export async function setPassword(db: Kysely<Database>, id: number, password: string): Promise<void> {
+  if (password.length < 8) throw new AccountError("A password has at least 8 characters.");
+  await db
+    .updateTable("users")
+    .set({ password_hash: await hashPassword(password) })
+    .where("id", "=", id)
+    .execute();
+}
+
+/** The active user with this username and password, or undefined; the hash is computed either way. */
+export async function checkPassword(
+  db: Kysely<Database>,
+  username: string,
+  password: string,
+): Promise<UserRow | undefined> {
+  const row = await findUser(db, username);
+  // An unknown user costs the same scrypt as a known one: timing does not tell which usernames exist.
+  const ok = await verifyPassword(password, row?.password_hash ?? UNKNOWN_USER_HASH);
+  if (!row || !ok || row.is_active !== 1) return undefined;
+  return {
+    id: row.id,
+    username: row.username,
+    is_admin: row.is_admin,
+    is_active: row.is_active,
+    created_at: row.created_at,
+  };
+}
+
+const UNKNOWN_USER_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${randomBytes(16).toString("base64")}$${randomBytes(32).toString("base64")}`;
+
+export interface TokenSummary {
+  id: number;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked: number;
+}
+
+export async function listTokens(db: Kysely<Database>, userId: number): Promise<TokenSummary[]> {
+  return db
+    .selectFrom("tokens")
+    .select(["id", "prefix", "created_at", "last_used_at", "revoked"])
+    .where("user_id", "=", userId)
+    .orderBy("id", "desc")
+    .execute();
+}
+
+/** Revokes one of the user's keys; false when the user has no such key. */
+export async function revokeToken(db: Kysely<Database>, userId: number, tokenId: number): Promise<boolean> {
+  const r = await db
+    .updateTable("tokens")
+    .set({ revoked: 1 })
+    .where("id", "=", tokenId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

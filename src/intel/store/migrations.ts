@@ -155,8 +155,27 @@ const initial = (dialect: "sqlite" | "postgres"): Migration => ({
   },
 });
 
+/** Admin panel sessions (server-side, so logout and deactivation end them at once). */
+const adminSessions: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("admin_sessions")
+      .addColumn("id_hash", "varchar(64)", (c) => c.primaryKey())
+      .addColumn("user_id", "integer", (c) => c.notNull())
+      .addColumn("csrf", "varchar(64)", (c) => c.notNull())
+      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+      .addColumn("expires_at", "varchar(32)", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("admin_sessions_user").on("admin_sessions").column("user_id").execute();
+    await db.schema.createIndex("requests_created").on("requests").column("created_at").execute();
+  },
+};
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
-  getMigrations: async () => ({ "2026-11-22-initial": initial(dialect) }),
+  getMigrations: async () => ({
+    "2026-11-22-initial": initial(dialect),
+    "2026-11-23-admin-sessions": adminSessions,
+  }),
 });
 
 export async function migrate(db: Kysely<Database>, dialect: "sqlite" | "postgres"): Promise<void> {

@@ -123,6 +123,15 @@ export interface JobsTable {
   created_at: string;
 }
 
+export interface AdminSessionsTable {
+  /** SHA-256 of the session id: a stolen database does not yield usable cookies. */
+  id_hash: string;
+  user_id: number;
+  csrf: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   super_types: SuperTypesTable;
   types: TypesTable;
@@ -136,4 +145,5 @@ export interface Database {
   vendor_credentials: VendorCredentialsTable;
   settings: SettingsTable;
   jobs: JobsTable;
+  admin_sessions: AdminSessionsTable;
 }

@@ -1,0 +1,52 @@
+/**
+ * The panel's static files: our stylesheet and scripts, and Mermaid's browser bundle from its npm
+ * package (served locally: the panel never loads anything from another origin). Read once,
+ * gzipped once, served with a version-stamped cache policy.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  gzipped: Buffer;
+}
+
+const SOURCES: Record<string, { url: URL | string; type: string }> = {
+  "admin.css": { url: new URL("./static/admin.css", import.meta.url), type: "text/css; charset=utf-8" },
+  "admin.js": { url: new URL("./static/admin.js", import.meta.url), type: "text/javascript; charset=utf-8" },
+  "investigate.js": {
+    url: new URL("./static/investigate.js", import.meta.url),
+    type: "text/javascript; charset=utf-8",
+  },
+  "mermaid.min.js": {
+    url: import.meta.resolve("mermaid/dist/mermaid.min.js"),
+    type: "text/javascript; charset=utf-8",
+  },
+};
+
+const cache = new Map<string, Asset>();
+
+function load(name: string): Asset | undefined {
+  const source = SOURCES[name];
+  if (!source) return undefined;
+  let asset = cache.get(name);
+  if (!asset) {
+    const body = readFileSync(fileURLToPath(source.url));
+    asset = { type: source.type, body, gzipped: gzipSync(body) };
+    cache.set(name, asset);
+  }
+  return asset;
+}
+
+export function serveAsset(req: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply) {
+  const asset = load(req.params.name);
+  if (!asset) return reply.code(404).send({ detail: `No asset ${req.params.name}.`, code: "not_found" });
+  reply.type(asset.type).header("cache-control", "private, max-age=300").header("vary", "accept-encoding");
+  if (/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) {
+    return reply.header("content-encoding", "gzip").send(asset.gzipped);
+  }
+  return reply.send(asset.body);
+}

@@ -1,0 +1,112 @@
+/**
+ * The admin panel, mounted at BASE_URL/ADMIN_PATH/ only: server-rendered pages behind a login,
+ * server-side sessions in a signed HttpOnly SameSite=Strict cookie, a CSRF token on every form
+ * and every state-changing call, and login throttling per user and per address.
+ */
+import formbody from "@fastify/formbody";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { HttpError } from "../../common/errors.ts";
+import type { App } from "../../common/http.ts";
+import type { IntelServices } from "../server.ts";
+import { readSession } from "../store/sessions.ts";
+import { serveAsset } from "./assets.ts";
+import { type AdminDeps, SESSION_COOKIE, sameToken, sendHtml } from "./context.ts";
+import { html } from "./html.ts";
+import { page } from "./layout.ts";
+import { registerCredentials } from "./pages/credentials.ts";
+import { registerEntities } from "./pages/entities.ts";
+import { registerInvestigate } from "./pages/investigate.ts";
+import { registerLogin } from "./pages/login.ts";
+import { registerRequests } from "./pages/requests.ts";
+import { registerStatus } from "./pages/status.ts";
+import { registerUsers } from "./pages/users.ts";
+import { LoginThrottle } from "./throttle.ts";
+
+export function adminDeps(services: IntelServices): AdminDeps {
+  const { config } = services;
+  return {
+    services,
+    prefix: `/${services.adminPath}`,
+    throttle: new LoginThrottle({
+      failuresPerUser: config.adminLoginFailuresPerUser,
+      failuresPerIp: config.adminLoginFailuresPerIp,
+      windowMs: config.adminLoginLockoutSeconds * 1000,
+    }),
+    sessionTtlMs: config.adminSessionHours * 3_600_000,
+    secureCookies: config.baseUrl.startsWith("https:"),
+  };
+}
+
+/** The signed-in admin of this request's session cookie, if any (also lets a person browse /api/docs/). */
+export async function loadSession(req: FastifyRequest, deps: AdminDeps): Promise<void> {
+  const cookie = req.cookies[SESSION_COOKIE];
+  if (!cookie) return;
+  const unsigned = req.unsignCookie(cookie);
+  if (!unsigned.valid || !unsigned.value) return;
+  const s = await readSession(deps.services.store.db, unsigned.value);
+  if (s) req.adminSession = { id: unsigned.value, user: s.user, csrf: s.csrf };
+}
+
+export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
+  await app.register(
+    async (admin) => {
+      await admin.register(formbody, { bodyLimit: 64 * 1024 });
+      admin.addHook("onRequest", async (req) => loadSession(req, deps));
+      admin.addHook("preHandler", async (req, reply) => guard(req, reply, deps));
+      // The panel's pages frame nothing and are framed by nothing; referrers stay on this origin.
+      admin.addHook("onSend", async (_req, reply) => {
+        reply.header("x-frame-options", "DENY");
+      });
+
+      admin.get("/", { config: { adminPublic: true } }, async (_req, reply) =>
+        reply.redirect(`${deps.prefix}/investigate`, 303),
+      );
+      admin.get<{ Params: { name: string } }>(
+        "/static/:name",
+        { config: { adminPublic: true }, schema: { hide: true } },
+        serveAsset,
+      );
+      registerLogin(admin, deps);
+      registerInvestigate(admin, deps);
+      registerRequests(admin, deps);
+      registerEntities(admin, deps);
+      registerUsers(admin, deps);
+      registerCredentials(admin, deps);
+      registerStatus(admin, deps);
+    },
+    { prefix: deps.prefix },
+  );
+}
+
+/** Every route but the public ones needs a session; every POST needs the session's CSRF token. */
+async function guard(req: FastifyRequest, reply: FastifyReply, deps: AdminDeps) {
+  const config = req.routeOptions.config;
+  if (config.adminPublic) return;
+  const json = config.adminJson === true;
+  const session = req.adminSession;
+  if (!session) {
+    if (json) throw new HttpError(401, "not_logged_in", "Log in to the admin panel first.");
+    const next = req.method === "GET" ? `?next=${encodeURIComponent(req.url)}` : "";
+    return reply.redirect(`${deps.prefix}/login${next}`, 303);
+  }
+  if (req.method !== "POST") return;
+  const sent = String(
+    req.headers["x-csrf-token"] ?? (req.body as Record<string, unknown> | undefined)?.csrf ?? "",
+  );
+  if (sameToken(sent, session.csrf)) return;
+  if (json) throw new HttpError(403, "csrf_failed", "The form's security token is missing or wrong.");
+  return sendHtml(
+    reply,
+    page({
+      prefix: deps.prefix,
+      title: "Form expired",
+      session: { username: session.user.username, csrf: session.csrf },
+      flash: {
+        kind: "error",
+        text: "The form's security token is missing or wrong (csrf_failed). Nothing was changed: reload the page and try again.",
+      },
+      body: html`<p><a href="${deps.prefix}/">Back to the panel</a></p>`,
+    }),
+    403,
+  );
+}

@@ -1,0 +1,74 @@
+/** Entities: search by name and type; one entity's attributes, relations and events. */
+import { Type } from "typebox";
+import type { App } from "../../../common/http.ts";
+import { SUPER_TYPES } from "../../domain/taxonomy.ts";
+import { entityDetail, searchEntities } from "../../store/browse.ts";
+import { parseAttributes } from "../../store/graph.ts";
+import { type AdminDeps, redirectWithFlash, sendPage } from "../context.ts";
+import { html, safeHref } from "../html.ts";
+import { when } from "../layout.ts";
+
+const Query = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 512 })),
+  type: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+const ALL_TYPES = [...new Set(SUPER_TYPES.flatMap((st) => st.types.map((t) => t.shortName)))].sort();
+
+export function registerEntities(admin: App, deps: AdminDeps): void {
+  const { db } = deps.services.store;
+
+  admin.get<{ Querystring: { q?: string; type?: string } }>(
+    "/entities",
+    { schema: { querystring: Query } },
+    async (req, reply) => {
+      const text = req.query.q?.trim() ?? "";
+      const type = req.query.type || undefined;
+      const rows = await searchEntities(db, { text, type, limit: 200 });
+      const body = html`
+<form method="get" class="row filters">
+  <label class="grow">Name contains <input name="q" value="${text}" autocomplete="off"></label>
+  <label>Type <select name="type"><option value="">any</option>${ALL_TYPES.map((t) => html`<option ${t === type ? html`selected` : ""}>${t}</option>`)}</select></label>
+  <button type="submit" class="secondary">Search</button>
+</form>
+${
+  rows.length === 0
+    ? html`<p class="muted">No entity matches.</p>`
+    : html`<table><thead><tr><th>Name</th><th>Type</th><th>Updated</th></tr></thead><tbody>
+${rows.map((e) => html`<tr><td><a href="${deps.prefix}/entities/${e.id}">${e.name}</a></td><td>${e.super_type} / ${e.type}</td><td>${when(e.updated_at)}</td></tr>`)}
+</tbody></table>${rows.length === 200 ? html`<p class="muted">The 200 most recently updated matches are shown; narrow the search.</p>` : ""}`
+}`;
+      return sendPage(req, reply, deps, { title: "Entities", active: "entities", body });
+    },
+  );
+
+  admin.get<{ Params: { id: string } }>(
+    "/entities/:id",
+    { schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
+    async (req, reply) => {
+      const detail = await entityDetail(db, req.params.id);
+      if (!detail)
+        return redirectWithFlash(reply, deps, "/entities", { kind: "error", text: "No such entity." });
+      const { entity: e, links, events } = detail;
+      const attributes = Object.entries(parseAttributes(e.attributes));
+      const source = safeHref(e.source_url);
+      const q = new URLSearchParams({ super_type: e.super_type, type: e.type, value: e.name });
+      const body = html`
+<dl class="facts">
+  <dt>Type</dt><dd>${e.super_type} / ${e.type}</dd>
+  <dt>Description</dt><dd>${e.description || html`<span class="muted">—</span>`}</dd>
+  <dt>Source</dt><dd>${source ? html`<a href="${source}" rel="noopener noreferrer" target="_blank">${e.source_url}</a>` : e.source_url || html`<span class="muted">—</span>`}</dd>
+  <dt>TLP / PAP</dt><dd>${e.tlp} / ${e.pap}</dd>
+  <dt>Created / updated</dt><dd>${when(e.created_at)} / ${when(e.updated_at)}</dd>
+</dl>
+<p><a class="button" href="${deps.prefix}/investigate?${q.toString()}">Investigate</a></p>
+<h2>Attributes <span class="count">${attributes.length}</span></h2>
+${attributes.length ? html`<table class="attributes"><tbody>${attributes.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</tbody></table>` : html`<p class="muted">None.</p>`}
+<h2>Relations <span class="count">${links.length}</span></h2>
+${links.length ? html`<table><thead><tr><th>Relation</th><th>Entity</th><th>Type</th></tr></thead><tbody>${links.map((l) => html`<tr><td>${l.direction === "out" ? html`${l.relation} →` : html`← ${l.relation}`}</td><td><a href="${deps.prefix}/entities/${l.entity.id}">${l.entity.name}</a></td><td>${l.entity.super_type} / ${l.entity.type}</td></tr>`)}</tbody></table>` : html`<p class="muted">None.</p>`}
+<h2>Events <span class="count">${events.length}</span></h2>
+${events.length ? html`<table><thead><tr><th>Name</th><th>Type</th><th>First seen</th><th>Last seen</th><th>Count</th><th>Vendor</th></tr></thead><tbody>${events.map((ev) => html`<tr><td>${ev.name}</td><td>${ev.type}</td><td>${ev.first_seen}</td><td>${ev.last_seen}</td><td>${ev.count}</td><td>${ev.vendor}</td></tr>`)}</tbody></table>` : html`<p class="muted">None.</p>`}`;
+      return sendPage(req, reply, deps, { title: e.name, active: "entities", body });
+    },
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * Investigate: Colander's form (super type, type, value, force). The page's script follows the
+ * API's 201→200 protocol through the session-authenticated JSON routes below, shows progress,
+ * then draws the Mermaid graph and the tables of the result.
+ */
+import { Type } from "typebox";
+import { notFound } from "../../../common/errors.ts";
+import type { App } from "../../../common/http.ts";
+import { parseSubject } from "../../api/subject.ts";
+import { supports } from "../../connectors/registry.ts";
+import { candidates } from "../../domain/fanout.ts";
+import { SUPER_TYPES } from "../../domain/taxonomy.ts";
+import { configuredVendors } from "../../store/credentials.ts";
+import { type AdminDeps, sendPage } from "../context.ts";
+import { html, jsonScript } from "../html.ts";
+
+const SubjectQuery = Type.Object({
+  super_type: Type.String({ minLength: 1, maxLength: 64 }),
+  type: Type.String({ minLength: 1, maxLength: 64 }),
+  value: Type.String({ minLength: 1, maxLength: 2048 }),
+});
+
+const AskBody = Type.Object({
+  super_type: Type.String({ minLength: 1, maxLength: 64 }),
+  type: Type.String({ minLength: 1, maxLength: 64 }),
+  value: Type.String({ minLength: 1, maxLength: 2048 }),
+  force: Type.Optional(Type.Boolean()),
+});
+
+export function registerInvestigate(admin: App, deps: AdminDeps): void {
+  const { lookups, connectors, store, config } = deps.services;
+
+  admin.get<{ Querystring: Partial<Record<"super_type" | "type" | "value", string>> }>(
+    "/investigate",
+    async (req, reply) => {
+      // Only what at least one enabled connector can look up: anything else would come back empty.
+      const taxonomy = SUPER_TYPES.map((st) => ({
+        short_name: st.shortName,
+        name: st.name,
+        types: st.types
+          .filter((t) => connectors.some((c) => supports(c, { superType: st.shortName, type: t.shortName })))
+          .map((t) => ({ short_name: t.shortName, name: t.name })),
+      })).filter((st) => st.types.length > 0);
+      const q = req.query;
+      const body = html`
+<form id="investigate" class="card investigate" data-prefix="${deps.prefix}" data-retry-ms="${config.retryAfterSeconds * 1000}">
+  <label>Super type <select name="super_type" data-initial="${q.super_type ?? "OBSERVABLE"}"></select></label>
+  <label>Type <select name="type" data-initial="${q.type ?? ""}"></select></label>
+  <label class="grow">Value <input name="value" required maxlength="2048" value="${q.value ?? ""}" placeholder="a hash, domain, IP address, URL…" autocomplete="off"></label>
+  <label class="check"><input type="checkbox" name="force"> Force a refresh</label>
+  <button type="submit">Investigate</button>
+</form>
+${jsonScript("taxonomy", taxonomy)}
+<section id="progress" class="card" hidden aria-live="polite">
+  <div class="progress-line"><span class="spinner" aria-hidden="true"></span><strong id="progress-status"></strong> <span id="progress-elapsed" class="muted"></span></div>
+  <div class="bar"><div id="progress-bar"></div></div>
+  <p id="progress-detail" class="muted"></p>
+</section>
+<p id="problem" class="flash error" role="alert" hidden></p>
+<section id="result" hidden>
+  <p class="result-head"><span id="result-root"></span> <a id="raw-link" href="#" target="_blank" rel="noopener">Raw JSON</a></p>
+  <h2>Graph</h2>
+  <div id="graph" class="card graph"></div>
+  <h2>Entities <span id="entities-count" class="count"></span></h2>
+  <table id="entities"><thead><tr><th>Name</th><th>Type</th><th>Attributes</th><th>Updated</th></tr></thead><tbody></tbody></table>
+  <h2>Relations <span id="relations-count" class="count"></span></h2>
+  <table id="relations"><thead><tr><th>From</th><th>Relation</th><th>To</th></tr></thead><tbody></tbody></table>
+  <h2>Events <span id="events-count" class="count"></span></h2>
+  <table id="events"><thead><tr><th>Name</th><th>Type</th><th>Entity</th><th>First seen</th><th>Last seen</th><th>Count</th></tr></thead><tbody></tbody></table>
+  <h2>Sources</h2>
+  <table id="sources"><thead><tr><th>Vendor</th><th>Outcome</th><th>Error</th><th>Fetched</th></tr></thead><tbody></tbody></table>
+</section>`;
+      return sendPage(req, reply, deps, {
+        title: "Investigate",
+        active: "investigate",
+        body,
+        scripts: ["mermaid.min.js", "investigate.js"],
+      });
+    },
+  );
+
+  // Colander's call, for a person: the answer's HTTP status is the protocol's (200, 201, 502).
+  admin.post(
+    "/investigate/ask",
+    { config: { adminJson: true }, schema: { hide: true, body: AskBody } },
+    async (req, reply) => {
+      const subject = parseSubject(req.body);
+      const outcome = await lookups.submit(subject, req.body.force ?? false, 1);
+      reply.header("cache-control", "no-store");
+      if (outcome.kind === "done") {
+        return reply.code(200).type("application/json; charset=utf-8").send(outcome.json);
+      }
+      if (outcome.kind === "failed") {
+        return reply.code(502).send({
+          detail: "Every vendor failed for this subject; a new lookup is tried after a cool-down.",
+          code: "vendors_failed",
+          errors: outcome.errors,
+          request: outcome.request.id,
+        });
+      }
+      const configured = await configuredVendors(store.db);
+      return reply
+        .code(201)
+        .header("retry-after", String(config.retryAfterSeconds))
+        .send({
+          id: outcome.request.id,
+          status: outcome.request.status,
+          created_at: outcome.request.created_at,
+          asking: candidates(connectors, subject, configured).map((c) => c.id),
+        });
+    },
+  );
+
+  admin.get<{ Querystring: { super_type: string; type: string; value: string } }>(
+    "/investigate/raw",
+    { config: { adminJson: true }, schema: { hide: true, querystring: SubjectQuery } },
+    async (req, reply) => {
+      const doc = await lookups.document(parseSubject(req.query), 1);
+      if (!doc) throw notFound("Nothing stored for this subject yet: investigate it first.");
+      return reply.header("cache-control", "no-store").send(doc);
+    },
+  );
+}

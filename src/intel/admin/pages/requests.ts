@@ -1,0 +1,59 @@
+/** Recent lookups: subject, status, each vendor's outcome and error, duration; filtered by status. */
+import { Type } from "typebox";
+import type { App } from "../../../common/http.ts";
+import type { SourceOutcome } from "../../domain/document.ts";
+import { recentRequests } from "../../store/browse.ts";
+import { type AdminDeps, sendPage } from "../context.ts";
+import { html } from "../html.ts";
+import { when } from "../layout.ts";
+
+const STATUSES = ["ENQUEUED", "PROCESSING", "SUCCEEDED", "FAILED"] as const;
+
+const Query = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal(""), ...STATUSES.map((s) => Type.Literal(s))])),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+});
+
+function duration(started: string | null, finished: string | null): string {
+  if (!started || !finished) return "";
+  const ms = Date.parse(finished) - Date.parse(started);
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function registerRequests(admin: App, deps: AdminDeps): void {
+  admin.get<{ Querystring: { status?: string; limit?: number } }>(
+    "/requests",
+    { schema: { querystring: Query } },
+    async (req, reply) => {
+      const status = req.query.status || undefined;
+      const limit = req.query.limit ?? 100;
+      const rows = await recentRequests(deps.services.store.db, { status, limit });
+      const body = html`
+<form method="get" class="row filters">
+  <label>Status <select name="status">
+    <option value="">any</option>
+    ${STATUSES.map((s) => html`<option ${s === status ? html`selected` : ""}>${s}</option>`)}
+  </select></label>
+  <button type="submit" class="secondary">Filter</button>
+</form>
+${
+  rows.length === 0
+    ? html`<p class="muted">No request${status ? ` with status ${status}` : ""} yet.</p>`
+    : html`<table class="requests"><thead><tr><th>Created</th><th>Subject</th><th>Status</th><th>Vendors</th><th>Duration</th></tr></thead><tbody>
+${rows.map((r) => {
+  const vendors = Object.entries(JSON.parse(r.vendors) as Record<string, SourceOutcome>);
+  const q = new URLSearchParams({ super_type: r.super_type, type: r.type, value: r.value });
+  return html`<tr>
+  <td>${when(r.created_at)}</td>
+  <td><span class="muted">${r.super_type}/${r.type}</span><br><a href="${deps.prefix}/investigate?${q.toString()}" class="subject">${r.value}</a>${r.force ? html` <span class="badge">forced</span>` : ""}</td>
+  <td><span class="status ${r.status.toLowerCase()}">${r.status}</span>${r.error ? html`<br><span class="bad small">${r.error}</span>` : ""}</td>
+  <td>${vendors.length === 0 ? html`<span class="muted">—</span>` : html`<ul class="vendors">${vendors.map(([v, o]) => html`<li><strong>${v}</strong> <span class="status ${o.status}">${o.status}</span>${o.error ? html` <span class="bad small">${o.error}</span>` : ""}</li>`)}</ul>`}</td>
+  <td>${duration(r.started_at, r.finished_at)}</td>
+</tr>`;
+})}
+</tbody></table>`
+}`;
+      return sendPage(req, reply, deps, { title: "Requests", active: "requests", body });
+    },
+  );
+}

@@ -1,0 +1,219 @@
+/** Users (list, create, deactivate/reactivate, reset password) and each user's API keys (generate, revoke). */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import type { App } from "../../../common/http.ts";
+import {
+  AccountError,
+  createToken,
+  createUser,
+  getUser,
+  listTokens,
+  listUsers,
+  revokeToken,
+  setPassword,
+  setUserActive,
+  type UserRow,
+} from "../../store/accounts.ts";
+import { closeUserSessions } from "../../store/sessions.ts";
+import { randomHex } from "../../store/settings.ts";
+import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
+import { html } from "../html.ts";
+import { actionButton, csrfField, when } from "../layout.ts";
+
+const UserParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const TokenParams = Type.Object({ id: Type.Integer({ minimum: 1 }), token: Type.Integer({ minimum: 1 }) });
+
+export function registerUsers(admin: App, deps: AdminDeps): void {
+  const { db } = deps.services.store;
+
+  admin.get("/users", async (req, reply) => {
+    const { csrf, user: me } = signedIn(req);
+    const users = await listUsers(db);
+    const rows = users.map(
+      (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
+  <td><a href="${deps.prefix}/users/${u.id}">${u.username}</a>${u.id === me.id ? html` <span class="badge">you</span>` : ""}</td>
+  <td>${u.is_admin ? "admin" : "user"}</td>
+  <td>${u.is_active ? html`<span class="ok">active</span>` : html`<span class="bad">deactivated</span>`}</td>
+  <td>${u.active_tokens}</td>
+  <td>${when(u.created_at)}</td>
+  <td class="actions"><a class="button secondary" href="${deps.prefix}/users/${u.id}">Keys and password</a>
+    ${u.id === me.id ? "" : actionButton(`${deps.prefix}/users/${u.id}/${u.is_active ? "deactivate" : "reactivate"}`, csrf, u.is_active ? "Deactivate" : "Reactivate", u.is_active ? { danger: true, confirm: `Deactivate ${u.username}? Their API keys stop working at once.` } : {})}</td>
+</tr>`,
+    );
+    const body = html`
+<table><thead><tr><th>Username</th><th>Role</th><th>State</th><th>Active keys</th><th>Created</th><th></th></tr></thead>
+<tbody>${rows}</tbody></table>
+<h2>New user</h2>
+<form method="post" action="${deps.prefix}/users" class="card row">
+  ${csrfField(csrf)}
+  <label>Username <input name="username" required maxlength="150" pattern="[\\w.@+\\-]+" autocomplete="off"></label>
+  <label>Password <input name="password" type="password" minlength="8" autocomplete="new-password" placeholder="leave empty to generate one"></label>
+  <label class="check"><input type="checkbox" name="is_admin" value="1"> Admin (can use this panel)</label>
+  <button type="submit">Create user</button>
+</form>`;
+    return sendPage(req, reply, deps, { title: "Users", active: "users", body });
+  });
+
+  admin.post("/users", async (req, reply) => {
+    const username = field(req.body, "username");
+    const given = (req.body as Record<string, unknown>).password;
+    const password = typeof given === "string" && given !== "" ? given : randomHex(12)();
+    try {
+      const u = await createUser(db, username, password, field(req.body, "is_admin") === "1");
+      if (given)
+        return redirectWithFlash(reply, deps, "/users", { kind: "ok", text: `Created ${u.username}.` });
+      return passwordShownOnce(req, reply, deps, u, password, `Created ${u.username}.`);
+    } catch (err) {
+      if (err instanceof AccountError)
+        return redirectWithFlash(reply, deps, "/users", { kind: "error", text: err.message });
+      throw err;
+    }
+  });
+
+  for (const [action, active] of [
+    ["deactivate", false],
+    ["reactivate", true],
+  ] as const) {
+    admin.post<{ Params: { id: number } }>(
+      `/users/:id/${action}`,
+      { schema: { params: UserParams } },
+      async (req, reply) => {
+        const user = await userOr404(req, reply, deps);
+        if (!user) return reply;
+        if (user.id === signedIn(req).user.id) {
+          return redirectWithFlash(reply, deps, "/users", {
+            kind: "error",
+            text: "You cannot deactivate yourself.",
+          });
+        }
+        await setUserActive(db, user.id, active);
+        if (!active) await closeUserSessions(db, user.id);
+        return redirectWithFlash(reply, deps, "/users", {
+          kind: "ok",
+          text: `${user.username} is ${active ? "active again" : "deactivated: their keys and sessions no longer work"}.`,
+        });
+      },
+    );
+  }
+
+  admin.get<{ Params: { id: number } }>(
+    "/users/:id",
+    { schema: { params: UserParams } },
+    async (req, reply) => {
+      const user = await userOr404(req, reply, deps);
+      if (!user) return reply;
+      const { csrf } = signedIn(req);
+      const tokens = await listTokens(db, user.id);
+      const base = `${deps.prefix}/users/${user.id}`;
+      const rows = tokens.map(
+        (t) => html`<tr class="${t.revoked ? "inactive" : ""}">
+  <td><code>${t.prefix}…</code></td>
+  <td>${when(t.created_at)}</td>
+  <td>${when(t.last_used_at)}</td>
+  <td>${t.revoked ? html`<span class="bad">revoked</span>` : html`<span class="ok">active</span>`}</td>
+  <td class="actions">${t.revoked ? "" : actionButton(`${base}/tokens/${t.id}/revoke`, csrf, "Revoke", { danger: true, confirm: `Revoke the key ${t.prefix}…? Clients using it get 401 at once.` })}</td>
+</tr>`,
+      );
+      const body = html`
+<p>${user.is_admin ? "Admin" : "User"} · ${user.is_active ? "active" : "deactivated"} · created ${when(user.created_at)}</p>
+<h2>API keys</h2>
+${tokens.length ? html`<table><thead><tr><th>Key</th><th>Created</th><th>Last used</th><th>State</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No API key yet.</p>`}
+<form method="post" action="${base}/tokens" class="inline">${csrfField(csrf)}<button type="submit">Generate a new key</button></form>
+<h2>Reset password</h2>
+<form method="post" action="${base}/password" class="card row">
+  ${csrfField(csrf)}
+  <label>New password <input name="password" type="password" minlength="8" autocomplete="new-password" placeholder="leave empty to generate one"></label>
+  <button type="submit">Reset password</button>
+</form>
+<p class="muted">A reset ends the user's panel sessions. API keys keep working; revoke them above if needed.</p>`;
+      return sendPage(req, reply, deps, { title: `User ${user.username}`, active: "users", body });
+    },
+  );
+
+  admin.post<{ Params: { id: number } }>(
+    "/users/:id/tokens",
+    { schema: { params: UserParams } },
+    async (req, reply) => {
+      const user = await userOr404(req, reply, deps);
+      if (!user) return reply;
+      const { key, prefix } = await createToken(db, user.id);
+      // Shown in this answer only: the database keeps its hash.
+      const body = html`
+<div class="card secret">
+  <p>The new API key of <strong>${user.username}</strong>. Copy it now: it is shown once and stored only as a hash.</p>
+  <p><code id="new-key" class="key">${key}</code> <button type="button" class="secondary" data-copy="new-key">Copy</button></p>
+  <p class="muted">Use it as <code>Authorization: Token ${prefix}…</code></p>
+</div>
+<p><a href="${deps.prefix}/users/${user.id}">Back to ${user.username}</a></p>`;
+      return sendPage(req, reply, deps, { title: "New API key", active: "users", body });
+    },
+  );
+
+  admin.post<{ Params: { id: number; token: number } }>(
+    "/users/:id/tokens/:token/revoke",
+    { schema: { params: TokenParams } },
+    async (req, reply) => {
+      const back = `/users/${req.params.id}`;
+      const ok = await revokeToken(db, req.params.id, req.params.token);
+      return redirectWithFlash(
+        reply,
+        deps,
+        back,
+        ok ? { kind: "ok", text: "Key revoked." } : { kind: "error", text: "No such key." },
+      );
+    },
+  );
+
+  admin.post<{ Params: { id: number } }>(
+    "/users/:id/password",
+    { schema: { params: UserParams } },
+    async (req, reply) => {
+      const user = await userOr404(req, reply, deps);
+      if (!user) return reply;
+      const given = (req.body as Record<string, unknown>).password;
+      const password = typeof given === "string" && given !== "" ? given : randomHex(12)();
+      try {
+        await setPassword(db, user.id, password);
+      } catch (err) {
+        if (err instanceof AccountError)
+          return redirectWithFlash(reply, deps, `/users/${user.id}`, { kind: "error", text: err.message });
+        throw err;
+      }
+      await closeUserSessions(db, user.id);
+      if (user.id === signedIn(req).user.id) return reply.redirect(`${deps.prefix}/login`, 303);
+      if (given)
+        return redirectWithFlash(reply, deps, `/users/${user.id}`, { kind: "ok", text: "Password changed." });
+      return passwordShownOnce(req, reply, deps, user, password, `New password for ${user.username}.`);
+    },
+  );
+}
+
+async function userOr404(
+  req: FastifyRequest<{ Params: { id: number } }>,
+  reply: FastifyReply,
+  deps: AdminDeps,
+): Promise<UserRow | undefined> {
+  const user = await getUser(deps.services.store.db, req.params.id);
+  if (!user) {
+    await redirectWithFlash(reply, deps, "/users", { kind: "error", text: `No user #${req.params.id}.` });
+    return undefined;
+  }
+  return user;
+}
+
+function passwordShownOnce(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  deps: AdminDeps,
+  user: UserRow,
+  password: string,
+  headline: string,
+) {
+  const body = html`
+<div class="card secret">
+  <p>${headline} The generated password is shown once:</p>
+  <p><code id="new-password" class="key">${password}</code> <button type="button" class="secondary" data-copy="new-password">Copy</button></p>
+</div>
+<p><a href="${deps.prefix}/users/${user.id}">Go to ${user.username}</a> · <a href="${deps.prefix}/users">All users</a></p>`;
+  return sendPage(req, reply, deps, { title: "Password", active: "users", body });
+}

@@ -1,0 +1,22 @@
+/** A request's (super type, type, value) checked against the taxonomy: a Subject, or a 400 saying what is wrong. */
+import { badRequest } from "../../common/errors.ts";
+import type { Subject } from "../connectors/types.ts";
+import { checkValue, findSuperType, findType } from "../domain/taxonomy.ts";
+
+export function parseSubject(input: { super_type: string; type: string; value: string }): Subject {
+  const superType = findSuperType(input.super_type);
+  if (!superType) {
+    throw badRequest("unknown_super_type", `Unknown super type "${input.super_type}". See GET /api/types/.`);
+  }
+  const type = findType(superType.shortName, input.type);
+  if (!type) {
+    throw badRequest(
+      "unknown_type",
+      `Unknown type "${input.type}" for ${superType.shortName}. See GET /api/types/.`,
+    );
+  }
+  const value = input.value.trim();
+  const problem = checkValue(type, value);
+  if (problem) throw badRequest("invalid_value", problem);
+  return { superType: superType.shortName, type: type.shortName, value };
+}

@@ -1,0 +1,74 @@
+/** Read-only queries the admin panel browses with: recent requests, entity search, one entity's surroundings. */
+import type { Kysely } from "kysely";
+import type { Database, EntitiesTable, EventsTable, RequestsTable } from "./schema.ts";
+
+export async function recentRequests(
+  db: Kysely<Database>,
+  opts: { status?: string; limit: number },
+): Promise<RequestsTable[]> {
+  let q = db.selectFrom("requests").selectAll().orderBy("created_at", "desc").limit(opts.limit);
+  if (opts.status) q = q.where("status", "=", opts.status);
+  return q.execute();
+}
+
+/** Entities whose name contains `text` (case-insensitive), optionally of one type, most recently updated first. */
+export async function searchEntities(
+  db: Kysely<Database>,
+  opts: { text: string; type?: string; limit: number },
+): Promise<EntitiesTable[]> {
+  let q = db.selectFrom("entities").selectAll().orderBy("updated_at", "desc").limit(opts.limit);
+  if (opts.text) {
+    const pattern = `%${opts.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where((eb) => eb(eb.fn("lower", ["name"]), "like", pattern));
+  }
+  if (opts.type) q = q.where("type", "=", opts.type);
+  return q.execute();
+}
+
+export interface LinkedEntity {
+  relation: string;
+  direction: "out" | "in";
+  entity: Pick<EntitiesTable, "id" | "name" | "super_type" | "type">;
+}
+
+export interface EntityDetail {
+  entity: EntitiesTable;
+  links: LinkedEntity[];
+  events: EventsTable[];
+}
+
+export async function entityDetail(db: Kysely<Database>, id: string): Promise<EntityDetail | undefined> {
+  const entity = await db.selectFrom("entities").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!entity) return undefined;
+  const linked = (direction: "out" | "in") => {
+    const [near, far] =
+      direction === "out" ? (["obj_from", "obj_to"] as const) : (["obj_to", "obj_from"] as const);
+    return db
+      .selectFrom("relations")
+      .innerJoin("entities", "entities.id", `relations.${far}`)
+      .select([
+        "relations.name as relation",
+        "entities.id",
+        "entities.name",
+        "entities.super_type",
+        "entities.type",
+      ])
+      .where(`relations.${near}`, "=", id)
+      .orderBy("relations.name")
+      .orderBy("entities.name")
+      .execute();
+  };
+  const [out, incoming, events] = await Promise.all([
+    linked("out"),
+    linked("in"),
+    db
+      .selectFrom("events")
+      .selectAll()
+      .where("involved_entity", "=", id)
+      .orderBy("last_seen", "desc")
+      .execute(),
+  ]);
+  const links = (direction: "out" | "in", rows: typeof out): LinkedEntity[] =>
+    rows.map(({ relation, ...e }) => ({ relation, direction, entity: e }));
+  return { entity, links: [...links("out", out), ...links("in", incoming)], events };
+}
