@@ -3,6 +3,7 @@
  * heuristics — never the name alone) and hands it to the extractor of its format.
  */
 import { fileTypeFromBuffer } from "file-type";
+import { extractApk } from "./formats/apk.ts";
 import { describeArchive, gunzipLimited, readTar, readZip } from "./formats/archive.ts";
 import { extractBinary } from "./formats/binary.ts";
 import { extractEmail } from "./formats/email.ts";
@@ -11,7 +12,9 @@ import { extractHtml } from "./formats/html.ts";
 import { extractImage } from "./formats/image.ts";
 import { extractMedia } from "./formats/media.ts";
 import { extractOdf, extractOoxml } from "./formats/office.ts";
+import { extractOle } from "./formats/ole.ts";
 import { extractPdf } from "./formats/pdf.ts";
+import { extractRtf, isRtf } from "./formats/rtf.ts";
 import { tar } from "./formats/tar-type.ts";
 import { extractText, looksLikeText } from "./formats/text.ts";
 import type { Extracted, ExtractLimits } from "./result.ts";
@@ -41,7 +44,8 @@ export async function extractBytes(
     mime?.startsWith("application/vnd.openxmlformats") ||
     mime?.startsWith("application/vnd.oasis.opendocument") ||
     mime === "application/epub+zip" ||
-    mime === "application/java-archive"
+    mime === "application/java-archive" ||
+    mime === "application/vnd.android.package-archive"
   ) {
     return extractZipFamily(bytes, mime, depth, limits, recurse);
   }
@@ -63,6 +67,8 @@ export async function extractBytes(
       ...(await describeArchive(readTar(bytes, limits), depth, limits, recurse)),
     };
   }
+  if (mime === "application/rtf" || isRtf(bytes)) return { type: "application/rtf", ...extractRtf(bytes) };
+  if (mime === "application/x-cfb") return extractOle(bytes, depth, limits, recurse);
   if (mime?.startsWith("audio/") || mime?.startsWith("video/"))
     return { type: mime, ...(await extractMedia(bytes, mime)) };
   if (mime) return { type: mime, ...extractBinary(bytes, limits.maxChars) };
@@ -84,10 +90,8 @@ async function extractZipFamily(
   const odfType = files.mimetype ? Buffer.from(files.mimetype).toString("ascii").trim() : "";
   if (odfType.startsWith("application/vnd.oasis.opendocument"))
     return { type: odfType, ...extractOdf(files) };
-  if (files["AndroidManifest.xml"] && files["classes.dex"]) {
-    const described = await describeArchive(listing, limits.maxDepth, limits, recurse);
-    return { type: "application/vnd.android.package-archive", text: "", extra: described.extra };
-  }
+  if (files["AndroidManifest.xml"] && files["classes.dex"])
+    return { type: "application/vnd.android.package-archive", ...extractApk(files, listing) };
   if (odfType === "application/epub+zip" || mime === "application/epub+zip") {
     return { type: "application/epub+zip", ...extractEpub(files) };
   }

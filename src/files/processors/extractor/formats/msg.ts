@@ -1,0 +1,107 @@
+/**
+ * Outlook MSG with @kenjiuno/msgreader: subject, sender, recipients, dates, the text body (or the
+ * HTML body as text), the attachment list and the text of attached documents (one level deeper,
+ * under the same limits as email). Embedded messages are read as messages.
+ */
+import msgreader, { type FieldsData } from "@kenjiuno/msgreader";
+import { type Extracted, type ExtractLimits, isoDate, ParseFailure } from "../result.ts";
+import { htmlToText } from "./html.ts";
+
+// The package is CommonJS: its class is the `default` property of the module.
+const MsgReader = msgreader.default;
+
+type Recurse = (bytes: Buffer, name: string, depth: number) => Promise<Extracted & { type: string }>;
+
+const person = (name?: string, email?: string) =>
+  name && email && name !== email ? `"${name}" <${email}>` : email || name || undefined;
+
+function recipients(fields: FieldsData, kind: "to" | "cc" | "bcc"): string | undefined {
+  const list = (fields.recipients ?? [])
+    .filter((r) => (r.recipType ?? "to") === kind)
+    .map((r) => person(r.name, r.smtpAddress || r.email))
+    .filter(Boolean);
+  return list.length ? list.join(", ") : undefined;
+}
+
+function bodyText(fields: FieldsData): string {
+  if (fields.body?.trim()) return fields.body;
+  if (fields.bodyHtml) return htmlToText(fields.bodyHtml);
+  if (fields.html) return htmlToText(Buffer.from(fields.html).toString("utf8"));
+  return "";
+}
+
+function headersOf(fields: FieldsData, attachments: Array<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    from: person(fields.senderName, fields.senderSmtpAddress || fields.senderEmail),
+    to: recipients(fields, "to"),
+    cc: recipients(fields, "cc"),
+    bcc: recipients(fields, "bcc"),
+    subject: fields.subject,
+    message_id: fields.messageId,
+    message_class: fields.messageClass,
+    attachment_count: attachments.length,
+    attachments,
+  };
+  for (const [k, v] of Object.entries(out)) if (v === undefined || v === "") delete out[k];
+  const received = fields.headers?.match(/^Received:[^\n]*(?:\n[ \t][^\n]*)*/gim);
+  if (received?.length)
+    out.received = received.map((r) => r.replace(/^Received:\s*/i, "").replace(/\s+/g, " "));
+  return out;
+}
+
+export async function extractMsg(
+  bytes: Buffer,
+  depth: number,
+  limits: ExtractLimits,
+  recurse: Recurse,
+): Promise<Extracted> {
+  let reader: InstanceType<typeof MsgReader>;
+  let fields: FieldsData;
+  try {
+    reader = new MsgReader(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    );
+    fields = reader.getFileData();
+  } catch (err) {
+    throw new ParseFailure(`unreadable Outlook message: ${err instanceof Error ? err.message : err}`);
+  }
+  if (fields.error) throw new ParseFailure(`unreadable Outlook message: ${fields.error}`);
+  const texts = [bodyText(fields)];
+  const attachments: Array<Record<string, unknown>> = [];
+  let totalBytes = 0;
+  for (const a of (fields.attachments ?? []).slice(0, limits.maxArchiveEntries)) {
+    const name = a.fileName ?? a.fileNameShort ?? a.name ?? "attachment";
+    const info: Record<string, unknown> = { filename: name, content_type: a.attachMimeTag ?? null };
+    if (a.innerMsgContent && a.innerMsgContentFields) {
+      // An attached message: its subject and body, as text.
+      const inner = a.innerMsgContentFields;
+      info.type = "application/vnd.ms-outlook";
+      info.subject = inner.subject ?? null;
+      const body = bodyText(inner);
+      if (body.trim()) texts.push(`── attachment ${name} ──\n${inner.subject ?? ""}\n${body}`);
+      attachments.push(info);
+      continue;
+    }
+    info.size = a.contentLength ?? null;
+    if (depth + 1 <= limits.maxDepth && totalBytes + (a.contentLength ?? 0) <= limits.maxArchiveBytes) {
+      try {
+        const content = Buffer.from(reader.getAttachment(a).content);
+        totalBytes += content.length;
+        info.size = content.length;
+        const inner = await recurse(content, name, depth + 1);
+        info.type = inner.type;
+        if (inner.text.trim()) texts.push(`── attachment ${name} ──\n${inner.text}`);
+      } catch (err) {
+        info.error = err instanceof Error ? err.message : String(err);
+      }
+    }
+    attachments.push(info);
+  }
+  const date = fields.clientSubmitTime ?? fields.messageDeliveryTime ?? fields.creationTime;
+  return {
+    text: texts.filter((t) => t.trim()).join("\n\n"),
+    title: fields.subject ?? null,
+    created: isoDate(date),
+    extra: { mail: headersOf(fields, attachments) },
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * Legacy Excel (BIFF8, and BIFF5 labels): the cells of every worksheet from the Workbook
+ * stream's records — shared strings (SST, continued across CONTINUE records), labels, numbers
+ * (NUMBER, RK, MULRK), booleans and cached formula results — one tab-separated line per row.
+ */
+import { TextDecoder } from "node:util";
+import { ParseFailure } from "../result.ts";
+
+const R = {
+  BOF: 0x0809,
+  EOF: 0x000a,
+  BOUNDSHEET: 0x0085,
+  SST: 0x00fc,
+  CONTINUE: 0x003c,
+  FILEPASS: 0x002f,
+  LABELSST: 0x00fd,
+  LABEL: 0x0204,
+  RSTRING: 0x00d6,
+  NUMBER: 0x0203,
+  RK: 0x027e,
+  MULRK: 0x00bd,
+  BOOLERR: 0x0205,
+  FORMULA: 0x0006,
+  STRING: 0x0207,
+  CODEPAGE: 0x0042,
+} as const;
+
+interface Record_ {
+  type: number;
+  data: Buffer;
+}
+
+function records(stream: Buffer): Record_[] {
+  const out: Record_[] = [];
+  let at = 0;
+  while (at + 4 <= stream.length) {
+    const type = stream.readUInt16LE(at);
+    const len = stream.readUInt16LE(at + 2);
+    out.push({ type, data: stream.subarray(at + 4, Math.min(at + 4 + len, stream.length)) });
+    at += 4 + len;
+  }
+  return out;
+}
+
+/** Reads across a record and its CONTINUE records; character runs restart with a flags byte at each boundary. */
+class ContinuedReader {
+  private segment = 0;
+  private at = 0;
+  private readonly segments: Buffer[];
+  constructor(segments: Buffer[]) {
+    this.segments = segments;
+  }
+
+  private current(): Buffer | undefined {
+    while (this.segment < this.segments.length && this.at >= (this.segments[this.segment]?.length ?? 0)) {
+      this.segment++;
+      this.at = 0;
+    }
+    return this.segments[this.segment];
+  }
+
+  get done(): boolean {
+    return this.current() === undefined;
+  }
+
+  bytes(n: number): Buffer {
+    const parts: Buffer[] = [];
+    let left = n;
+    while (left > 0) {
+      const seg = this.current();
+      if (!seg) throw new ParseFailure("shared string table ends early");
+      const take = Math.min(left, seg.length - this.at);
+      parts.push(seg.subarray(this.at, this.at + take));
+      this.at += take;
+      left -= take;
+    }
+    return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+  }
+
+  u8 = () => this.bytes(1).readUInt8(0);
+  u16 = () => this.bytes(2).readUInt16LE(0);
+  u32 = () => this.bytes(4).readUInt32LE(0);
+
+  chars(count: number, highByte: boolean): string {
+    let out = "";
+    let left = count;
+    let wide = highByte;
+    while (left > 0) {
+      const seg = this.current();
+      if (!seg) throw new ParseFailure("shared string table ends early");
+      const fit = Math.floor((seg.length - this.at) / (wide ? 2 : 1));
+      const take = Math.min(left, fit);
+      const raw = seg.subarray(this.at, this.at + take * (wide ? 2 : 1));
+      out += wide ? raw.toString("utf16le") : raw.toString("latin1");
+      this.at += raw.length;
+      left -= take;
+      if (left > 0) {
+        // The string goes on in the next CONTINUE record, which starts with its own flags byte.
+        this.segment++;
+        this.at = 0;
+        if (!this.current()) throw new ParseFailure("shared string table ends early");
+        wide = (this.u8() & 1) === 1;
+      }
+    }
+    return out;
+  }
+}
+
+function readSst(segments: Buffer[]): string[] {
+  const r = new ContinuedReader(segments);
+  r.bytes(4); // total count
+  const unique = r.u32();
+  const strings: string[] = [];
+  for (let i = 0; i < unique && !r.done; i++) {
+    const cch = r.u16();
+    const flags = r.u8();
+    const runs = flags & 0x08 ? r.u16() : 0;
+    const ext = flags & 0x04 ? r.u32() : 0;
+    strings.push(r.chars(cch, (flags & 1) === 1));
+    if (runs) r.bytes(runs * 4);
+    if (ext) r.bytes(ext);
+  }
+  return strings;
+}
+
+/** XLUnicodeString (BIFF8: u16 count, flags, characters) or a BIFF5 byte string. */
+function unicodeString(data: Buffer, at: number, biff8: boolean, decoder: TextDecoder): string {
+  const cch = data.readUInt16LE(at);
+  if (!biff8) return decoder.decode(data.subarray(at + 2, at + 2 + cch));
+  const wide = (data[at + 2] ?? 0) & 1;
+  return wide
+    ? data.subarray(at + 3, at + 3 + cch * 2).toString("utf16le")
+    : data.subarray(at + 3, at + 3 + cch).toString("latin1");
+}
+
+function rkNumber(rk: number): number {
+  let v: number;
+  if (rk & 2) v = rk >> 2;
+  else {
+    const b = Buffer.alloc(8);
+    b.writeUInt32LE((rk & 0xfffffffc) >>> 0, 4);
+    v = b.readDoubleLE(0);
+  }
+  return rk & 1 ? v / 100 : v;
+}
+
+const show = (n: number) => (Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(15))));
+
+export interface Workbook {
+  text: string;
+  sheetNames: string[];
+}
+
+export function readWorkbook(stream: Buffer): Workbook {
+  const recs = records(stream);
+  if (recs[0]?.type !== R.BOF) throw new ParseFailure("the Workbook stream does not start with a BOF record");
+  let sst: string[] = [];
+  const sheetNames: string[] = [];
+  const sheets: Array<Map<number, Map<number, string>>> = [];
+  let sheet: Map<number, Map<number, string>> | null = null;
+  let biff8 = true;
+  let decoder = new TextDecoder("windows-1252");
+  let pendingFormula: [number, number] | null = null;
+  const put = (data: Buffer, value: string) => {
+    if (!sheet || data.length < 4) return;
+    const row = data.readUInt16LE(0);
+    const col = data.readUInt16LE(2);
+    const cells = sheet.get(row) ?? new Map<number, string>();
+    sheet.set(row, cells);
+    cells.set(col, value);
+  };
+  for (let i = 0; i < recs.length; i++) {
+    const { type, data } = recs[i] as Record_;
+    switch (type) {
+      case R.BOF: {
+        biff8 = data.readUInt16LE(0) === 0x0600;
+        const kind = data.readUInt16LE(2);
+        sheet = kind === 0x0010 ? new Map() : null;
+        if (sheet) sheets.push(sheet);
+        break;
+      }
+      case R.FILEPASS:
+        throw new ParseFailure("the workbook is encrypted");
+      case R.CODEPAGE: {
+        const cp = data.readUInt16LE(0);
+        if (cp !== 1200) {
+          try {
+            decoder = new TextDecoder(`windows-${cp}`);
+          } catch {
+            // Keep Windows-1252.
+          }
+        }
+        break;
+      }
+      case R.BOUNDSHEET:
+        if (biff8) {
+          const cch = data[6] ?? 0;
+          const wide = (data[7] ?? 0) & 1;
+          sheetNames.push(
+            wide
+              ? data.subarray(8, 8 + cch * 2).toString("utf16le")
+              : data.subarray(8, 8 + cch).toString("latin1"),
+          );
+        } else sheetNames.push(decoder.decode(data.subarray(7, 7 + (data[6] ?? 0))));
+        break;
+      case R.SST: {
+        const segments = [data];
+        while (recs[i + 1]?.type === R.CONTINUE) segments.push((recs[++i] as Record_).data);
+        sst = readSst(segments);
+        break;
+      }
+      case R.LABELSST:
+        put(data, sst[data.readUInt32LE(6)] ?? "");
+        break;
+      case R.LABEL:
+      case R.RSTRING:
+        put(data, unicodeString(data, 6, biff8, decoder));
+        break;
+      case R.NUMBER:
+        put(data, show(data.readDoubleLE(6)));
+        break;
+      case R.RK:
+        put(data, show(rkNumber(data.readUInt32LE(6))));
+        break;
+      case R.MULRK: {
+        const row = data.readUInt16LE(0);
+        const first = data.readUInt16LE(2);
+        const count = Math.floor((data.length - 6) / 6);
+        for (let k = 0; k < count; k++) {
+          const cell = Buffer.alloc(4);
+          cell.writeUInt16LE(row, 0);
+          cell.writeUInt16LE(first + k, 2);
+          put(cell, show(rkNumber(data.readUInt32LE(4 + k * 6 + 2))));
+        }
+        break;
+      }
+      case R.BOOLERR:
+        if (data[7] === 0) put(data, data[6] ? "TRUE" : "FALSE");
+        break;
+      case R.FORMULA: {
+        if (data.length < 14) break;
+        const isSpecial = data.readUInt16LE(12) === 0xffff;
+        if (!isSpecial) put(data, show(data.readDoubleLE(6)));
+        else if (data[6] === 0) pendingFormula = [data.readUInt16LE(0), data.readUInt16LE(2)];
+        else if (data[6] === 1) put(data, data[8] ? "TRUE" : "FALSE");
+        break;
+      }
+      case R.STRING:
+        if (pendingFormula) {
+          const cell = Buffer.alloc(4);
+          cell.writeUInt16LE(pendingFormula[0], 0);
+          cell.writeUInt16LE(pendingFormula[1], 2);
+          put(cell, unicodeString(data, 0, biff8, decoder));
+          pendingFormula = null;
+        }
+        break;
+    }
+  }
+  const lines: string[] = [];
+  for (const s of sheets) {
+    for (const row of [...s.keys()].sort((a, b) => a - b)) {
+      const cells = s.get(row) as Map<number, string>;
+      lines.push(
+        [...cells.entries()]
+          .sort(([a], [b]) => a - b)
+          .map(([, v]) => v)
+          .join("\t"),
+      );
+    }
+    lines.push("");
+  }
+  return { text: lines.join("\n"), sheetNames };
+}

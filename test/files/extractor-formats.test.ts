@@ -1,0 +1,315 @@
+/**
+ * The formats beyond the OOXML/ODF family: RTF, legacy DOC/XLS/PPT (written by LibreOffice),
+ * Outlook MSG (written from the [MS-OXMSG] layout with the cfb package), Android APKs (binary
+ * manifest encoded from the AXML layout) and 7z archives (written by 7zz). Each with known
+ * sentences, titles, authors and dates, and a malformed file of each type.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import * as CFB from "cfb";
+import { type AxmlElement, buildApk } from "../helpers/apk.ts";
+import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
+import { json } from "../helpers/json.ts";
+import {
+  convertWithLibreOffice,
+  type DocumentMeta,
+  flatPresentation,
+  flatSpreadsheet,
+} from "../helpers/libreoffice.ts";
+import { buildMsg } from "../helpers/msg.ts";
+import { skipUnlessCommands } from "../helpers/requires.ts";
+import { storedZip } from "../helpers/zip.ts";
+
+const FR =
+  "Les enquêteurs ont trouvé le logiciel espion sur le téléphone du journaliste après une analyse minutieuse.";
+const DE =
+  "Die Ermittler fanden die Spionagesoftware auf dem Telefon der Journalistin nach einer sorgfältigen Analyse.";
+const ES =
+  "Los investigadores encontraron el programa espía en el teléfono del periodista después de un análisis cuidadoso.";
+const EN = "The investigators found the spyware on the journalist's phone after a careful forensic analysis.";
+const GREEK = "Οι ερευνητές βρήκαν το κατασκοπευτικό λογισμικό.";
+
+const xmlEscape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+
+/** A text document with a header, a footer and a footnote (flatText has none of them). */
+function reportFodt(): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
+<office:meta><dc:title>Rapport d'enquête</dc:title><dc:subject>Logiciel espion</dc:subject><meta:initial-creator>Équipe CERT</meta:initial-creator><dc:creator>Équipe CERT</dc:creator><meta:creation-date>2026-03-14T09:30:00</meta:creation-date><dc:language>fr-FR</dc:language></office:meta>
+<office:styles><style:default-style style:family="paragraph"><style:text-properties fo:language="fr" fo:country="FR"/></style:default-style></office:styles>
+<office:automatic-styles><style:page-layout style:name="pm1"/></office:automatic-styles>
+<office:master-styles><style:master-page style:name="Standard" style:page-layout-name="pm1"><style:header><text:p>En-tête confidentiel</text:p></style:header><style:footer><text:p>Pied de page TLP:AMBER</text:p></style:footer></style:master-page></office:master-styles>
+<office:body><office:text><text:p>${xmlEscape(FR)}<text:note text:id="n1" text:note-class="footnote"><text:note-citation>1</text:note-citation><text:note-body><text:p>Note de bas de page sur Zürich.</text:p></text:note-body></text:note></text:p><text:p>${xmlEscape(GREEK)} Symbole ☃.</text:p></office:text></office:body></office:document>
+`;
+}
+
+const deMeta: DocumentMeta = {
+  title: "Indikatoren Übersicht",
+  creator: "Jana Groß",
+  created: "2024-05-06T07:08:09",
+  language: "de-DE",
+};
+const esMeta: DocumentMeta = {
+  title: "Presentación técnica",
+  creator: "Ana Núñez",
+  created: "2025-12-01T10:00:00",
+  language: "es-ES",
+};
+
+function legacyOffice() {
+  return convertWithLibreOffice([
+    { source: "report.fodt", content: reportFodt(), to: ["doc", "rtf"] },
+    {
+      source: "sheet.fods",
+      content: flatSpreadsheet(deMeta, {
+        Indikatoren: [
+          [DE, 42.5],
+          ["Größe der Datei", 7],
+          ["Hash", "d41d8cd98f00b204e9800998ecf8427e"],
+        ],
+        Zweites: [["Zweites Blatt mit Text", -3]],
+      }),
+      to: ["xls"],
+    },
+    {
+      source: "slides.fodp",
+      content: flatPresentation(esMeta, [
+        { title: "Resumen del caso", body: [ES, "Los datos fueron enviados a un servidor desconocido."] },
+        { title: "Conclusiones", body: ["El teléfono estaba comprometido."] },
+      ]),
+      to: ["ppt"],
+    },
+  ]);
+}
+
+/** An OLE container holding one named stream of junk: the right type, an unreadable body. */
+function oleWith(stream: string, junk: Buffer): Buffer {
+  const cfb = CFB.utils.cfb_new();
+  CFB.utils.cfb_add(cfb, `/${stream}`, junk);
+  return Buffer.from(CFB.write(cfb, { type: "buffer" }) as Uint8Array);
+}
+
+describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
+  let server: TestFilesServer;
+  before(async () => {
+    server = await startFilesServer({ EXTRACT_MAX_ARCHIVE_BYTES: "2000000", EXTRACT_MAX_DEPTH: "2" });
+  });
+  after(() => server.close());
+
+  async function extract(bytes: Uint8Array | string, name = "upload.bin") {
+    const res = await postFile(`${server.url}/analyzer/extractor`, bytes, name);
+    assert.equal(res.status, 200);
+    const body = await json(res);
+    return { body, entry: body.processors.extractor, analysis: body.processors.extractor.analysis };
+  }
+
+  async function assertParseError(bytes: Uint8Array | string, name: string) {
+    const { body, entry } = await extract(bytes, name);
+    assert.equal(body.success, false, `${name}: ${JSON.stringify(entry)}`);
+    assert.equal(entry.success, false);
+    assert.equal(entry.error_short, "parse_error", `${name}: ${JSON.stringify(entry)}`);
+    assert.ok(entry.error.length > 0);
+  }
+
+  describe("LibreOffice documents", { skip: skipUnlessCommands("soffice") }, () => {
+    it("reads RTF: body, footnote, \\u and \\'hh characters, title, author and creation date", async () => {
+      const files = await legacyOffice();
+      const rtf = files["report.rtf"] as Buffer;
+      assert.ok(rtf.subarray(0, 5).toString() === "{\\rtf");
+      const { body, analysis } = await extract(rtf, "report.bin");
+      assert.equal(analysis.type, "application/rtf");
+      assert.match(body.content, /Les enquêteurs ont trouvé le logiciel espion/);
+      assert.ok(body.content.includes(GREEK), body.content);
+      assert.match(body.content, /Symbole ☃/);
+      assert.match(body.content, /Note de bas de page sur Zürich/);
+      assert.match(body.content, /En-tête confidentiel/);
+      assert.doesNotMatch(body.content, /Times New Roman|Footnote Characters|\\rtf|\\par/);
+      assert.equal(analysis.title, "Rapport d'enquête");
+      assert.equal(analysis.created, "2026-03-14T09:30:00.000Z");
+      assert.equal(analysis.language, "fr");
+      assert.equal(analysis.extra.dc.creator, "Équipe CERT");
+      assert.equal(analysis.extra.dc.subject, "Logiciel espion");
+    });
+
+    it("reads DOC: body, headers, footers, footnotes and the summary information", async () => {
+      const doc = (await legacyOffice())["report.doc"] as Buffer;
+      const { body, analysis } = await extract(doc, "report.bin");
+      assert.equal(analysis.type, "application/msword");
+      assert.match(body.content, /Les enquêteurs ont trouvé le logiciel espion/);
+      assert.ok(body.content.includes(GREEK), body.content);
+      assert.match(body.content, /En-tête confidentiel/);
+      assert.match(body.content, /Pied de page TLP:AMBER/);
+      assert.match(body.content, /Note de bas de page sur Zürich/);
+      assert.equal(analysis.title, "Rapport d'enquête");
+      assert.equal(analysis.created, "2026-03-14T09:30:00.000Z");
+      assert.equal(analysis.language, "fr");
+      assert.equal(analysis.extra.dc.creator, "Équipe CERT");
+      assert.equal(analysis.extra.dc.subject, "Logiciel espion");
+    });
+
+    it("reads XLS: shared strings, numbers on every sheet, sheet names, metadata", async () => {
+      const xls = (await legacyOffice())["sheet.xls"] as Buffer;
+      const { body, analysis } = await extract(xls, "sheet.bin");
+      assert.equal(analysis.type, "application/vnd.ms-excel");
+      assert.ok(body.content.includes(DE), body.content);
+      assert.match(body.content, /42\.5/);
+      assert.match(body.content, /Größe der Datei\s7/);
+      assert.match(body.content, /d41d8cd98f00b204e9800998ecf8427e/);
+      assert.match(body.content, /Zweites Blatt mit Text\s-3/);
+      assert.deepEqual(analysis.extra.office.sheet_names, ["Indikatoren", "Zweites"]);
+      assert.equal(analysis.title, deMeta.title);
+      assert.equal(analysis.created, "2024-05-06T07:08:09.000Z");
+      assert.equal(analysis.extra.dc.creator, "Jana Groß");
+      assert.equal(analysis.language, "de");
+    });
+
+    it("reads PPT: the text of every slide in order, without master prompts, and metadata", async () => {
+      const ppt = (await legacyOffice())["slides.ppt"] as Buffer;
+      const { body, analysis } = await extract(ppt, "slides.bin");
+      assert.equal(analysis.type, "application/vnd.ms-powerpoint");
+      assert.ok(body.content.includes(ES), body.content);
+      assert.ok(
+        body.content.indexOf("Resumen del caso") < body.content.indexOf("Conclusiones"),
+        body.content,
+      );
+      assert.match(body.content, /Conclusiones\nEl teléfono estaba comprometido/);
+      assert.doesNotMatch(body.content, /Click to edit|^\*$/m);
+      assert.equal(analysis.extra.office.slides, 2);
+      assert.equal(analysis.title, esMeta.title);
+      assert.equal(analysis.created, "2025-12-01T10:00:00.000Z");
+      assert.equal(analysis.extra.dc.creator, "Ana Núñez");
+      assert.equal(analysis.language, "es");
+    });
+
+    it("reads an Outlook MSG: headers, body, attachments and the text of an attached DOC", async () => {
+      const doc = (await legacyOffice())["report.doc"] as Buffer;
+      const msg = buildMsg({
+        subject: "Überweisung überfällig",
+        senderName: "Alice Martin",
+        senderEmail: "alice@example.org",
+        recipients: [
+          { name: "Bob", email: "bob@example.org", kind: "to" },
+          { name: "Chloé", email: "chloe@example.org", kind: "cc" },
+        ],
+        body: `${DE}\r\nMit freundlichen Grüßen`,
+        sent: new Date("2026-11-10T09:15:00Z"),
+        attachments: [
+          { fileName: "rapport.doc", mimeType: "application/msword", content: doc },
+          { fileName: "notes.txt", mimeType: "text/plain", content: Buffer.from(EN) },
+        ],
+      });
+      const { body, analysis } = await extract(msg, "mail.bin");
+      assert.equal(analysis.type, "application/vnd.ms-outlook");
+      assert.equal(analysis.title, "Überweisung überfällig");
+      assert.equal(analysis.created, "2026-11-10T09:15:00.000Z");
+      assert.equal(analysis.language, "de");
+      assert.equal(analysis.extra.mail.from, '"Alice Martin" <alice@example.org>');
+      assert.equal(analysis.extra.mail.to, '"Bob" <bob@example.org>');
+      assert.equal(analysis.extra.mail.cc, '"Chloé" <chloe@example.org>');
+      assert.equal(analysis.extra.mail.attachment_count, 2);
+      assert.deepEqual(
+        analysis.extra.mail.attachments.map((a: { filename: string; type: string }) => [a.filename, a.type]),
+        [
+          ["rapport.doc", "application/msword"],
+          ["notes.txt", "text/plain"],
+        ],
+      );
+      assert.ok(body.content.startsWith(DE), body.content);
+      assert.match(body.content, /Les enquêteurs ont trouvé/, "the attached DOC's text is extracted");
+      assert.match(body.content, /spyware on the journalist/);
+    });
+  });
+
+  it("reads an MSG with only an HTML body", async () => {
+    const msg = buildMsg({
+      subject: "Factura pendiente",
+      senderName: "Ana",
+      senderEmail: "ana@example.org",
+      recipients: [{ name: "Luis", email: "luis@example.org", kind: "to" }],
+      html: `<html><head><style>p{color:red}</style></head><body><p>${ES}</p></body></html>`,
+      sent: new Date("2025-01-02T03:04:05Z"),
+      attachments: [],
+    });
+    const { body, analysis } = await extract(msg, "x.msg");
+    assert.equal(analysis.type, "application/vnd.ms-outlook");
+    assert.equal(body.content, ES);
+    assert.equal(analysis.language, "es");
+    assert.equal(analysis.extra.mail.attachment_count, 0);
+  });
+
+  it("reads an APK's manifest: package, versions, SDK levels, permissions, components", async () => {
+    const manifest: AxmlElement = {
+      name: "manifest",
+      attributes: {
+        "android:versionCode": 4021,
+        "android:versionName": "4.2.1-ß",
+        package: "org.example.tracker",
+      },
+      children: [
+        { name: "uses-sdk", attributes: { "android:minSdkVersion": 23, "android:targetSdkVersion": 34 } },
+        { name: "uses-permission", attributes: { "android:name": "android.permission.READ_SMS" } },
+        { name: "uses-permission", attributes: { "android:name": "android.permission.RECORD_AUDIO" } },
+        {
+          name: "uses-permission",
+          attributes: { "android:name": "android.permission.ACCESS_FINE_LOCATION" },
+        },
+        {
+          name: "application",
+          attributes: { "android:label": "Tracker" },
+          children: [
+            { name: "activity", attributes: { "android:name": ".MainActivity", "android:exported": true } },
+            { name: "service", attributes: { "android:name": ".UploadService" } },
+            { name: "receiver", attributes: { "android:name": ".BootReceiver", "android:exported": false } },
+            { name: "provider", attributes: { "android:name": ".Files" } },
+          ],
+        },
+      ],
+    };
+    // UTF-8 string pool with attribute names, and UTF-16 with names stripped (resource map only).
+    for (const opts of [{ utf8: true }, { utf8: false, stripNames: true }]) {
+      const { body, analysis } = await extract(buildApk(manifest, opts), "app.zip");
+      assert.equal(analysis.type, "application/vnd.android.package-archive", JSON.stringify(opts));
+      assert.deepEqual(analysis.extra.apk, {
+        package: "org.example.tracker",
+        version_code: 4021,
+        version_name: "4.2.1-ß",
+        min_sdk: 23,
+        target_sdk: 34,
+        permissions: [
+          "android.permission.READ_SMS",
+          "android.permission.RECORD_AUDIO",
+          "android.permission.ACCESS_FINE_LOCATION",
+        ],
+        activities: [".MainActivity"],
+        services: [".UploadService"],
+        receivers: [".BootReceiver"],
+        providers: [".Files"],
+      });
+      assert.equal(analysis.extra.archive.entry_count, 5);
+      assert.equal(analysis.extra.archive.truncated, undefined);
+      assert.match(body.content, /permission android\.permission\.READ_SMS/);
+    }
+  });
+
+  it("answers 200 with parse_error for malformed RTF, DOC, XLS, PPT, MSG and APK files", async () => {
+    const junk = Buffer.from("this is not what the container says it is".repeat(20));
+    await assertParseError("{\\rtf1{{{{", "broken.rtf");
+    await assertParseError(oleWith("WordDocument", junk), "broken.doc");
+    await assertParseError(oleWith("Workbook", junk), "broken.xls");
+    await assertParseError(oleWith("PowerPoint Document", junk), "broken.ppt");
+    const msg = buildMsg({
+      subject: "s",
+      senderName: "a",
+      senderEmail: "a@example.org",
+      recipients: [],
+      body: "b",
+      sent: new Date(),
+      attachments: [],
+    });
+    await assertParseError(msg.subarray(0, 1536), "truncated.msg");
+    await assertParseError(
+      storedZip({ "AndroidManifest.xml": junk, "classes.dex": Buffer.from("dex\n035\0") }),
+      "broken.apk",
+    );
+  });
+});

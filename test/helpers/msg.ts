@@ -1,0 +1,168 @@
+/**
+ * Outlook .msg files written from the published [MS-OXMSG] layout with the `cfb` package's
+ * writer (no Debian tool writes MSG): a root `__properties_version1.0` stream of fixed-size
+ * properties, one `__substg1.0_TTTTYYYY` stream per variable-size property (Unicode strings are
+ * type 001F, binary 0102), a storage per recipient and per attachment, and the named-property
+ * mapping storage.
+ */
+import * as CFB from "cfb";
+
+export interface MsgRecipient {
+  name: string;
+  email: string;
+  kind: "to" | "cc";
+}
+
+export interface MsgAttachment {
+  fileName: string;
+  mimeType: string;
+  content: Buffer;
+}
+
+export interface MsgSpec {
+  subject: string;
+  senderName: string;
+  senderEmail: string;
+  recipients: MsgRecipient[];
+  /** Plain-text body; leave out to store only an HTML body. */
+  body?: string;
+  html?: string;
+  sent: Date;
+  attachments: MsgAttachment[];
+}
+
+const PT_LONG = 0x0003;
+const PT_BOOLEAN = 0x000b;
+const PT_SYSTIME = 0x0040;
+const PT_UNICODE = 0x001f;
+const PT_BINARY = 0x0102;
+/** Properties are readable and writable. */
+const PROPATTR = 0x00000006;
+
+const utf16 = (s: string) => Buffer.from(s, "utf16le");
+const tagName = (id: number, type: number) =>
+  `__substg1.0_${id.toString(16).toUpperCase().padStart(4, "0")}${type.toString(16).toUpperCase().padStart(4, "0")}`;
+
+function filetime(d: Date): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt(d.getTime()) * 10000n + 116444736000000000n);
+  return b;
+}
+
+type Fixed = { id: number; type: number; value: Buffer };
+type Variable = { id: number; type: number; value: Buffer };
+
+/** Entries of a property stream: 16 bytes each (tag, flags, 8-byte value or the size of the stream). */
+function propertyEntries(fixed: Fixed[], variable: Variable[]): Buffer {
+  const entries = [...fixed, ...variable].map((p) => {
+    const e = Buffer.alloc(16);
+    e.writeUInt32LE(((p.id << 16) | p.type) >>> 0, 0);
+    e.writeUInt32LE(PROPATTR, 4);
+    if (fixed.includes(p)) p.value.copy(e, 8, 0, 8);
+    else e.writeUInt32LE(p.value.length + (p.type === PT_UNICODE ? 2 : 0), 8);
+    return e;
+  });
+  return Buffer.concat(entries);
+}
+
+const long = (n: number) => {
+  const b = Buffer.alloc(8);
+  b.writeUInt32LE(n, 0);
+  return b;
+};
+
+function addObject(
+  cfb: CFB.CFB$Container,
+  dir: string,
+  header: Buffer,
+  fixed: Fixed[],
+  variable: Variable[],
+) {
+  CFB.utils.cfb_add(
+    cfb,
+    `${dir}__properties_version1.0`,
+    Buffer.concat([header, propertyEntries(fixed, variable)]),
+  );
+  for (const v of variable) CFB.utils.cfb_add(cfb, `${dir}${tagName(v.id, v.type)}`, v.value);
+}
+
+export function buildMsg(spec: MsgSpec): Buffer {
+  const cfb = CFB.utils.cfb_new();
+  // Named-property mapping: present (empty) in every message.
+  CFB.utils.cfb_add(cfb, "/__nameid_version1.0/__substg1.0_00020102", Buffer.alloc(0));
+  CFB.utils.cfb_add(cfb, "/__nameid_version1.0/__substg1.0_00030102", Buffer.alloc(0));
+  CFB.utils.cfb_add(cfb, "/__nameid_version1.0/__substg1.0_00040102", Buffer.alloc(0));
+
+  const displayOf = (kind: "to" | "cc") =>
+    spec.recipients
+      .filter((r) => r.kind === kind)
+      .map((r) => r.name)
+      .join("; ");
+  const variable: Variable[] = [
+    { id: 0x001a, type: PT_UNICODE, value: utf16("IPM.Note") },
+    { id: 0x0037, type: PT_UNICODE, value: utf16(spec.subject) },
+    { id: 0x0c1a, type: PT_UNICODE, value: utf16(spec.senderName) },
+    { id: 0x0c1e, type: PT_UNICODE, value: utf16("SMTP") },
+    { id: 0x0c1f, type: PT_UNICODE, value: utf16(spec.senderEmail) },
+    { id: 0x5d01, type: PT_UNICODE, value: utf16(spec.senderEmail) },
+    { id: 0x0e04, type: PT_UNICODE, value: utf16(displayOf("to")) },
+    { id: 0x0e03, type: PT_UNICODE, value: utf16(displayOf("cc")) },
+    { id: 0x1035, type: PT_UNICODE, value: utf16(`<${spec.sent.getTime()}@loupe.test>`) },
+  ];
+  if (spec.body !== undefined) variable.push({ id: 0x1000, type: PT_UNICODE, value: utf16(spec.body) });
+  if (spec.html !== undefined) variable.push({ id: 0x1013, type: PT_BINARY, value: Buffer.from(spec.html) });
+  const fixed: Fixed[] = [
+    { id: 0x0039, type: PT_SYSTIME, value: filetime(spec.sent) }, // PidTagClientSubmitTime
+    { id: 0x0e06, type: PT_SYSTIME, value: filetime(spec.sent) }, // PidTagMessageDeliveryTime
+    { id: 0x3007, type: PT_SYSTIME, value: filetime(spec.sent) }, // PidTagCreationTime
+    { id: 0x0e07, type: PT_LONG, value: long(spec.attachments.length ? 0x10 : 0) }, // PidTagMessageFlags
+    { id: 0x0e1b, type: PT_BOOLEAN, value: long(spec.attachments.length ? 1 : 0) }, // PidTagHasAttachments
+  ];
+  // Top-level header: 8 reserved, next recipient id, next attachment id, recipient count, attachment count, 8 reserved.
+  const header = Buffer.alloc(32);
+  header.writeUInt32LE(spec.recipients.length, 8);
+  header.writeUInt32LE(spec.attachments.length, 12);
+  header.writeUInt32LE(spec.recipients.length, 16);
+  header.writeUInt32LE(spec.attachments.length, 20);
+  addObject(cfb, "/", header, fixed, variable);
+
+  spec.recipients.forEach((r, i) => {
+    const dir = `/__recip_version1.0_#${i.toString(16).toUpperCase().padStart(8, "0")}/`;
+    addObject(
+      cfb,
+      dir,
+      Buffer.alloc(8),
+      [
+        { id: 0x0c15, type: PT_LONG, value: long(r.kind === "to" ? 1 : 2) }, // PidTagRecipientType
+        { id: 0x3000, type: PT_LONG, value: long(i) }, // PidTagRowid
+      ],
+      [
+        { id: 0x3001, type: PT_UNICODE, value: utf16(r.name) },
+        { id: 0x3002, type: PT_UNICODE, value: utf16("SMTP") },
+        { id: 0x3003, type: PT_UNICODE, value: utf16(r.email) },
+        { id: 0x39fe, type: PT_UNICODE, value: utf16(r.email) },
+      ],
+    );
+  });
+  spec.attachments.forEach((a, i) => {
+    const dir = `/__attach_version1.0_#${i.toString(16).toUpperCase().padStart(8, "0")}/`;
+    addObject(
+      cfb,
+      dir,
+      Buffer.alloc(8),
+      [
+        { id: 0x3705, type: PT_LONG, value: long(1) }, // PidTagAttachMethod: by value
+        { id: 0x0e20, type: PT_LONG, value: long(a.content.length) }, // PidTagAttachSize
+        { id: 0x0e21, type: PT_LONG, value: long(i) }, // PidTagAttachNumber
+      ],
+      [
+        { id: 0x3707, type: PT_UNICODE, value: utf16(a.fileName) }, // long file name
+        { id: 0x3704, type: PT_UNICODE, value: utf16(a.fileName.slice(0, 12)) },
+        { id: 0x3001, type: PT_UNICODE, value: utf16(a.fileName) },
+        { id: 0x370e, type: PT_UNICODE, value: utf16(a.mimeType) },
+        { id: 0x3701, type: PT_BINARY, value: a.content }, // PidTagAttachDataBinary
+      ],
+    );
+  });
+  return Buffer.from(CFB.write(cfb, { type: "buffer" }) as Uint8Array);
+}
