@@ -51,7 +51,7 @@ export function longReportHtml(pages: number): string {
     out.push(`<h2>Findings of day ${p}</h2>`);
     const paragraphs = p % 10 === 0 ? 3 : 5;
     for (let i = 0; i < paragraphs; i++) {
-      const sentences = 2 + Math.floor(rand() * 4);
+      const sentences = 2 + Math.floor(rand() * 3);
       out.push(`<p>${Array.from({ length: sentences }, () => sentence(rand)).join(" ")}</p>`);
     }
     if (p % 10 === 0) {

@@ -159,7 +159,12 @@ async function main(): Promise<void> {
     const made = await timed(() => makeReport(dir, PAGES, office));
     const { pdf, docx } = made.value;
     const written = writtenText(longReportHtml(PAGES));
-    const server = await startChildServer(["files", "serve"], { CLAMD_SOCKET: "/nonexistent" });
+    // The limits given in the environment are meant for the big PDF below, not for these runs.
+    const server = await startChildServer(["files", "serve"], {
+      CLAMD_SOCKET: "/nonexistent",
+      EXTRACT_MEMORY_MB: "1024",
+      EXTRACT_TIMEOUT_MS: "120000",
+    });
     try {
       const pdfPages = (await overHttp(server.url, pdf)).processors.extractor.analysis?.extra.pdf?.page_count;
       console.log(
