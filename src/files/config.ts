@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { integer, optionalText, readSettings, text } from "../common/settings.ts";
+import { flag, integer, optionalText, readSettings, text } from "../common/settings.ts";
 
 /** Settings of the files service. Every limit is here, with its default; docs/configuration.md lists them. */
 export const filesSettings = {
@@ -102,6 +102,18 @@ export const filesSettings = {
     min: 1,
   }),
   tikaUrl: optionalText("TIKA_URL", "Optional Apache Tika server used for formats Loupe cannot read itself."),
+  tikaTimeoutMs: integer("TIKA_TIMEOUT_MS", 60_000, "Time limit of one Tika request, in ms.", { min: 1 }),
+  ocr: flag("OCR", false, "OCR images and PDF pages without text with tesseract."),
+  ocrLanguages: text("OCR_LANGUAGES", "eng", "tesseract languages, joined by + (eng+fra)."),
+  ocrTimeoutMs: integer(
+    "OCR_TIMEOUT_MS",
+    60_000,
+    "Time limit of one OCR run (one image or PDF page), in ms.",
+    {
+      min: 1,
+    },
+  ),
+  ocrMaxPages: integer("OCR_MAX_PAGES", 50, "PDF pages without text OCRed per file at most.", { min: 0 }),
 };
 
 export type FilesConfig = ReturnType<typeof readFilesConfig>;

@@ -129,6 +129,7 @@ const NS = [
   'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"',
   'xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0"',
   'xmlns:dc="http://purl.org/dc/elements/1.1/"',
+  'xmlns:xlink="http://www.w3.org/1999/xlink"',
 ].join(" ");
 
 export const xmlEscape = (s: string) =>
@@ -148,8 +149,16 @@ function flat(mimetype: string, meta: DocumentMeta, styles: string, body: string
   return `<?xml version="1.0" encoding="UTF-8"?>\n<office:document ${NS} office:version="1.3" office:mimetype="${mimetype}">${metaXml(meta)}${languageStyle(meta.language)}${styles}<office:body>${body}</office:body></office:document>\n`;
 }
 
-/** A text document: a heading, then pages of paragraphs (each page after the first starts on a new page). */
-export function flatText(meta: DocumentMeta, heading: string, pages: string[][]): string {
+/**
+ * A text document: a heading, then pages of paragraphs (each page after the first starts on a new
+ * page), then one page per PNG in `imagePages` holding only that image (a scanned page: no text).
+ */
+export function flatText(
+  meta: DocumentMeta,
+  heading: string,
+  pages: string[][],
+  imagePages: Array<{ png: Buffer; widthCm: number; heightCm: number }> = [],
+): string {
   const styles = `<office:automatic-styles><style:style style:name="NewPage" style:family="paragraph"><style:paragraph-properties fo:break-before="page"/></style:style></office:automatic-styles>`;
   const body = pages
     .map((paragraphs, i) =>
@@ -160,11 +169,17 @@ export function flatText(meta: DocumentMeta, heading: string, pages: string[][])
         .join(""),
     )
     .join("");
+  const images = imagePages
+    .map(
+      (img, i) =>
+        `<text:p text:style-name="NewPage"><draw:frame draw:name="scan${i + 1}" text:anchor-type="as-char" svg:width="${img.widthCm}cm" svg:height="${img.heightCm}cm"><draw:image><office:binary-data>${img.png.toString("base64")}</office:binary-data></draw:image></draw:frame></text:p>`,
+    )
+    .join("");
   return flat(
     "application/vnd.oasis.opendocument.text",
     meta,
     styles,
-    `<office:text><text:h text:outline-level="1">${xmlEscape(heading)}</text:h>${body}</office:text>`,
+    `<office:text><text:h text:outline-level="1">${xmlEscape(heading)}</text:h>${body}${images}</office:text>`,
   );
 }
 

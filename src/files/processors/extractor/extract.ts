@@ -3,6 +3,8 @@
  * heuristics — never the name alone) and hands it to the extractor of its format.
  */
 import { fileTypeFromBuffer } from "file-type";
+import { withImageOcr, withPdfOcr } from "./backends/ocr.ts";
+import { withTika } from "./backends/tika.ts";
 import { extractApk } from "./formats/apk.ts";
 import { describeArchive, gunzipLimited, readTar, readZip } from "./formats/archive.ts";
 import { extractBinary } from "./formats/binary.ts";
@@ -36,9 +38,10 @@ export async function extractBytes(
   const detected = await fileTypeFromBuffer(bytes);
   const mime = detected?.mime as string | undefined;
   const recurse = (b: Buffer, n: string, d: number) => extractBytes(b, n, d, limits);
-  if (mime === "application/pdf") return { type: mime, ...(await extractPdf(bytes)) };
+  if (mime === "application/pdf")
+    return { type: mime, ...(await withPdfOcr(bytes, limits.ocr, (ocrPage) => extractPdf(bytes, ocrPage))) };
   if (mime?.startsWith("image/") && mime !== "image/svg+xml")
-    return { type: mime, ...(await extractImage(bytes)) };
+    return { type: mime, ...(await withImageOcr(bytes, limits.ocr, extractImage)) };
   if (
     mime === "application/zip" ||
     mime?.startsWith("application/vnd.openxmlformats") ||
@@ -71,7 +74,7 @@ export async function extractBytes(
   if (mime === "application/x-cfb") return extractOle(bytes, depth, limits, recurse);
   if (mime?.startsWith("audio/") || mime?.startsWith("video/"))
     return { type: mime, ...(await extractMedia(bytes, mime)) };
-  if (mime) return { type: mime, ...extractBinary(bytes, limits.maxChars) };
+  if (mime) return withTika(bytes, mime, limits.tika, () => extractBinary(bytes, limits.maxChars));
   return extractUntyped(bytes, depth, limits, recurse);
 }
 
@@ -105,7 +108,9 @@ async function extractUntyped(
   recurse: (b: Buffer, n: string, d: number) => Promise<Typed>,
 ): Promise<Typed> {
   if (!looksLikeText(bytes))
-    return { type: "application/octet-stream", ...extractBinary(bytes, limits.maxChars) };
+    return withTika(bytes, "application/octet-stream", limits.tika, () =>
+      extractBinary(bytes, limits.maxChars),
+    );
   const head = bytes.subarray(0, 2048).toString("latin1");
   if (/<!doctype html|<html[\s>]/i.test(head)) return { type: "text/html", ...extractHtml(bytes) };
   const text = extractText(bytes);

@@ -7,6 +7,7 @@ import { Type } from "typebox";
 import type { FilesConfig } from "../../config.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
+import { ocrEngine } from "./backends/ocr.ts";
 import type { ExtractResult, ExtractTask } from "./worker.ts";
 
 export function createExtractorProcessor(config: FilesConfig): Processor {
@@ -22,6 +23,18 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     maxDepth: config.extractMaxDepth,
     maxArchiveBytes: config.extractMaxArchiveBytes,
     maxArchiveEntries: config.extractMaxArchiveEntries,
+    // The worker sets the OCR temp folder: the upload's own private folder.
+    ...(config.ocr
+      ? {
+          ocr: {
+            languages: config.ocrLanguages,
+            timeoutMs: config.ocrTimeoutMs,
+            maxPages: config.ocrMaxPages,
+            tmpDir: "",
+          },
+        }
+      : {}),
+    ...(config.tikaUrl ? { tika: { url: config.tikaUrl, timeoutMs: config.tikaTimeoutMs } } : {}),
   };
   return {
     name: "extractor",
@@ -78,6 +91,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
           ready: true,
           detail: `${pool.threads.length} of ${config.extractWorkers} workers started`,
         },
+        ...(config.ocr ? { ocr: await ocrEngine() } : {}),
       };
     },
     async close() {

@@ -15,6 +15,24 @@ export interface ExtractLimits {
   maxDepth: number;
   maxArchiveBytes: number;
   maxArchiveEntries: number;
+  /** Optional backends, set only when turned on. */
+  ocr?: OcrOptions;
+  tika?: TikaOptions;
+}
+
+export interface OcrOptions {
+  /** tesseract languages, "eng" or "eng+fra". */
+  languages: string;
+  timeoutMs: number;
+  /** PDF pages OCRed per file at most. */
+  maxPages: number;
+  /** Private folder for the page images (the upload's own temp folder). */
+  tmpDir: string;
+}
+
+export interface TikaOptions {
+  url: string;
+  timeoutMs: number;
 }
 
 /** A file the format extractors do not understand, or one they failed to parse. */

@@ -1,5 +1,6 @@
 /** Runs in a worker thread (piscina): one file in, the analysis out. A task past its time is ended by terminating the thread. */
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { detect } from "tinyld";
 import { extractBytes } from "./extract.ts";
 import { type ExtractLimits, normaliseWhitespace, ParseFailure } from "./result.ts";
@@ -27,9 +28,12 @@ const MIN_LANGUAGE_CHARS = 40;
 export default async function run(task: ExtractTask): Promise<ExtractResult> {
   const bytes = readFileSync(task.path);
   try {
-    const out = await extractBytes(bytes, task.filename, 0, task.limits);
+    const limits = task.limits.ocr
+      ? { ...task.limits, ocr: { ...task.limits.ocr, tmpDir: path.dirname(task.path) } }
+      : task.limits;
+    const out = await extractBytes(bytes, task.filename, 0, limits);
     let content = normaliseWhitespace(out.text);
-    const loupe: Record<string, unknown> = {};
+    const loupe: Record<string, unknown> = { ...out.extra.loupe };
     if (content.length > task.limits.maxChars) {
       content = content.slice(0, task.limits.maxChars);
       loupe.truncated = "true";

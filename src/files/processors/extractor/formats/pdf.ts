@@ -41,7 +41,7 @@ function pdfData(bytes: Buffer): Uint8Array {
  * memory held stays that of one page (plus the file and shared fonts) however long the document.
  * Items are joined as pdf.js lays them out: its `hasEOL` marks the end of a line.
  */
-async function pageTexts(pdf: PdfDocument): Promise<string[]> {
+async function pageTexts(pdf: PdfDocument, ocrPage?: OcrPage): Promise<string[]> {
   const texts: string[] = [];
   for (let n = 1; n <= pdf.numPages; n++) {
     const page = await pdf.getPage(n);
@@ -51,14 +51,17 @@ async function pageTexts(pdf: PdfDocument): Promise<string[]> {
       if (!("str" in item)) continue;
       text += item.hasEOL ? `${item.str}\n` : item.str;
     }
-    texts.push(text);
     page.cleanup();
+    texts.push(ocrPage && !text.trim() ? await ocrPage(n) : text);
   }
   return texts;
 }
 
+/** Reads the text of a page that has none (an image-only page): the optional OCR backend. */
+export type OcrPage = (pageNumber: number) => Promise<string>;
+
 /** Takes the bytes over (see `pdfData`): callers must not read `bytes` afterwards. */
-export async function extractPdf(bytes: Buffer): Promise<Extracted> {
+export async function extractPdf(bytes: Buffer, ocrPage?: OcrPage): Promise<Extracted> {
   let pdf: PdfDocument;
   try {
     pdf = await getDocumentProxy(pdfData(bytes), PDFJS_OPTIONS);
@@ -68,7 +71,7 @@ export async function extractPdf(bytes: Buffer): Promise<Extracted> {
     throw new ParseFailure(`not a readable PDF: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    const pages = await pageTexts(pdf);
+    const pages = await pageTexts(pdf, ocrPage);
     const { info, metadata } = await pdf.getMetadata();
     const infoDict = (info ?? {}) as Record<string, unknown>;
     const pdfNs: Record<string, unknown> = { page_count: pdf.numPages };
