@@ -28,7 +28,8 @@ export async function startChildServer(
   healthPath = "/",
   portVar = "FILES_PORT",
 ): Promise<ChildServer> {
-  const port = await freePort();
+  // A port given in env is kept (restarting a service where its clients expect it).
+  const port = Number(env[portVar]) || (await freePort());
   const child = spawn(
     process.execPath,
     ["--disable-warning=ExperimentalWarning", path.join(ROOT, "src/cli/main.ts"), ...args],
@@ -60,4 +61,13 @@ export async function startChildServer(
         child.kill("SIGTERM");
       }),
   };
+}
+
+/** A standalone intel worker (`./loupe intel worker`) in a child process. */
+export function spawnIntelWorker(env: Record<string, string>): ChildProcess {
+  return spawn(
+    process.execPath,
+    ["--disable-warning=ExperimentalWarning", path.join(ROOT, "src/cli/main.ts"), "intel", "worker"],
+    { env: { ...process.env, LOG_LEVEL: "silent", ...env }, stdio: "ignore" },
+  );
 }
