@@ -20,6 +20,7 @@ export const TEST_SYSTEM_PACKAGES: string[] = [
   "tesseract-ocr-eng",
   "7zip", // 7z archive fixtures
   "ffmpeg", // tagged audio and video fixtures
+  "libheif-examples", // heif-enc: HEIC fixtures (sharp cannot encode HEVC)
 ];
 
 export async function test(args: string[]): Promise<number | undefined> {

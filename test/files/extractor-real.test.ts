@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
+import { extractImage } from "../../src/files/processors/extractor/formats/image.ts";
 import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
 import {
@@ -15,7 +16,7 @@ import {
   flatSpreadsheet,
   flatText,
 } from "../helpers/libreoffice.ts";
-import { exiftoolTag, ffmpegMedia, type MediaTags, pdfinfo } from "../helpers/producers.ts";
+import { exiftoolTag, ffmpegMedia, heifEncode, type MediaTags, pdfinfo } from "../helpers/producers.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
 const EN = "The investigators found the spyware on the journalist's phone after a careful forensic analysis.";
@@ -301,13 +302,45 @@ describe("extractor on files made by real producers", () => {
       });
     }
 
-    it("HEIC: sharp cannot write it here (its libheif has no HEVC encoder), so HEIC is not covered", async () => {
-      assert.equal(sharp.format.heif.output.file, true);
-      await assert.rejects(
-        sharp({ create: { width: 8, height: 8, channels: 3, background: "red" } })
-          .heif({ compression: "hevc" })
-          .toBuffer(),
-      );
+    it("HEIC (encoded by heif-enc): EXIF, GPS and XMP", {
+      skip: skipUnlessCommands("heif-enc"),
+    }, async () => {
+      const png = await sharp({ create: { width: 80, height: 40, channels: 3, background: "#336699" } })
+        .png()
+        .toBuffer();
+      // HEIF has no IPTC block: EXIF and XMP only.
+      const exifXmp = Object.fromEntries(Object.entries(TAGS).filter(([k]) => !k.startsWith("IPTC:")));
+      const heic = await exiftoolTag(await heifEncode(png), "heic", exifXmp);
+      const { analysis } = await extract(heic, "photo.bin");
+      assert.equal(analysis.type, "image/heic");
+      assert.equal(analysis.extra.image.width, 80);
+      assert.equal(analysis.title, "Manifestation place de la République", "XMP read from sharp's block");
+      assert.equal(analysis.created, "2025-07-14T18:30:05.000Z");
+      assert.equal(analysis.extra.exif.make, "LoupeCam");
+      assert.equal(analysis.extra.gps.latitude, 48.8584);
+      assert.equal(analysis.extra.gps.longitude, 2.2945);
+      assert.deepEqual(analysis.extra.dc.subject, ["protest", "paris"]);
+    });
+
+    it("EXIF dates: the EXIF offset applies, and the server's time zone does not", async () => {
+      const jpeg = await exiftoolTag(await base("jpeg"), "jpeg", {
+        "EXIF:DateTimeOriginal": "2025:07:14 18:30:05",
+        "EXIF:OffsetTimeOriginal": "+02:00",
+        "EXIF:ModifyDate": "2025:07:15 01:02:03",
+      });
+      const { analysis } = await extract(jpeg, "photo.jpg");
+      assert.equal(analysis.created, "2025-07-14T16:30:05.000Z");
+      assert.equal(analysis.extra.exif.modify_date, "2025-07-15T01:02:03.000Z");
+      const tz = process.env.TZ;
+      process.env.TZ = "America/New_York"; // exifr builds EXIF dates in the process's zone
+      try {
+        const direct = await extractImage(jpeg);
+        assert.equal(direct.created, "2025-07-14T16:30:05.000Z");
+        assert.equal(direct.extra.exif?.modify_date, "2025-07-15T01:02:03.000Z");
+      } finally {
+        if (tz === undefined) delete process.env.TZ;
+        else process.env.TZ = tz;
+      }
     });
   });
 

@@ -40,6 +40,17 @@ export function exiftoolTag(
   });
 }
 
+/** HEIC (HEVC in HEIF) from a PNG, by libheif's heif-enc: sharp's own libheif cannot encode HEVC. */
+export function heifEncode(png: Buffer): Promise<Buffer> {
+  return inTempDir(async (dir) => {
+    await writeFile(path.join(dir, "in.png"), png);
+    await run("heif-enc", ["-q", "60", "-o", path.join(dir, "out.heic"), path.join(dir, "in.png")], {
+      timeout: TOOL_TIMEOUT_MS,
+    });
+    return readFile(path.join(dir, "out.heic"));
+  });
+}
+
 export interface MediaTags {
   title: string;
   artist: string;

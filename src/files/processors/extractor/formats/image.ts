@@ -27,6 +27,33 @@ const isBinary = (s: string) =>
     return n < 9 || (n > 13 && n < 32);
   });
 
+/**
+ * EXIF dates carry no zone; exifr builds them in the process's time zone. Their wall-clock
+ * reading is taken back as UTC (the same answer whatever TZ the server runs in), moved by the
+ * EXIF 2.31 offset (OffsetTimeOriginal…) when the file has one.
+ */
+function exifDate(d: Date, offset?: unknown): string | null {
+  if (Number.isNaN(d.getTime())) return null;
+  const wall = Date.UTC(
+    d.getFullYear(),
+    d.getMonth(),
+    d.getDate(),
+    d.getHours(),
+    d.getMinutes(),
+    d.getSeconds(),
+    d.getMilliseconds(),
+  );
+  const m = typeof offset === "string" ? /^([+-])(\d{2}):?(\d{2})$/.exec(offset.trim()) : null;
+  const shift = m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000 : 0;
+  return new Date(wall - shift).toISOString();
+}
+
+const EXIF_OFFSETS: Record<string, string> = {
+  DateTimeOriginal: "OffsetTimeOriginal",
+  CreateDate: "OffsetTimeDigitized",
+  ModifyDate: "OffsetTime",
+};
+
 /** JSON-friendly values: dates as ISO, bytes as a size, XMP language alternatives as their text. */
 const plain = (v: unknown): unknown => {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
@@ -61,7 +88,11 @@ async function readTags(bytes: Buffer, meta: Metadata | undefined): Promise<Grou
         meta.exif.subarray(0, 6).toString("latin1") === "Exif\0\0" ? meta.exif.subarray(6) : meta.exif;
       Object.assign(tags, await exifr.parse(tiff, { ...OPTIONS, iptc: false, xmp: false }).catch(() => ({})));
     }
-    if (meta?.xmp) Object.assign(tags, await exifr.sidecar(meta.xmp, OPTIONS, "xmp").catch(() => ({})));
+  }
+  if (meta?.xmp) {
+    // exifr skips XMP in some containers (HEIC): add the groups it did not read from sharp's block.
+    const xmp = (await exifr.sidecar(meta.xmp, OPTIONS, "xmp").catch(() => undefined)) as Groups | undefined;
+    for (const [group, values] of Object.entries(xmp ?? {})) tags[group] ??= values;
   }
   const iptcBlock = meta?.iptc ?? (meta?.format === "png" ? pngIptcProfile(bytes) : undefined);
   if (!tags.iptc && iptcBlock) {
@@ -99,9 +130,13 @@ export async function extractImage(bytes: Buffer): Promise<Extracted> {
     if (!values || typeof values !== "object") continue;
     const ns = group === "ifd0" || group === "exif" || group === "ifd1" ? "exif" : group;
     extra[ns] ??= {};
+    const exifGroup = ns === "exif" || group === "gps";
     for (const [k, v] of Object.entries(values)) {
       if (group === "xmlns") continue;
-      extra[ns]![snakeCase(k)] = plain(v);
+      extra[ns]![snakeCase(k)] =
+        exifGroup && v instanceof Date
+          ? exifDate(v, values[EXIF_OFFSETS[k] ?? ""] ?? tags.exif?.[EXIF_OFFSETS[k] ?? ""])
+          : plain(v);
     }
   }
   delete extra.xmlns;
