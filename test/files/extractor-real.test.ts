@@ -382,6 +382,20 @@ describe("extractor on files made by real producers", () => {
       });
     }
 
+    it("MP4: video size and codec, tags without the iTunes atom names repeated", async () => {
+      const { analysis } = await extract(await ffmpegMedia("mp4", tags, true), "clip.bin");
+      assert.equal(analysis.type, "video/mp4");
+      assert.equal(analysis.title, "Intercepted call");
+      assert.equal(analysis.created, "2025-04-03T00:00:00.000Z");
+      assert.equal(analysis.extra.video.width, 64);
+      assert.equal(analysis.extra.video.height, 48);
+      assert.match(analysis.extra.audio.codec, /AAC/);
+      assert.equal(analysis.extra.tags.artist, "Unknown caller");
+      assert.equal(analysis.extra.tags.comment, "recorded at night");
+      for (const atom of ["nam", "art", "day", "too", "cmt"])
+        assert.equal(analysis.extra.tags[atom], undefined, atom);
+    });
+
     it("MKV: video size and codec, audio facts, and track-level tags", async () => {
       const { analysis } = await extract(await ffmpegMedia("mkv", tags, true), "clip.bin");
       assert.equal(analysis.type, "video/matroska");

@@ -64,8 +64,8 @@ export async function extractMedia(bytes: Buffer, mimeType: string): Promise<Ext
 
 /**
  * Tags music-metadata does not map to its common names (ID3 TXXX frames such as ffmpeg's
- * comment, Matroska track-level ALBUM/DATE/COMMENT…): kept under their own names, snake_case,
- * never overriding a mapped tag. ID3 frame ids (TIT2, TPE1…) are left out: they repeat mapped tags.
+ * comment, Matroska track-level ALBUM/DATE/COMMENT, iTunes freeform atoms…): kept under their
+ * own names, snake_case, never overriding a mapped tag.
  */
 function addNativeTags(
   native: Record<string, Array<{ id: string; value: unknown }>>,
@@ -75,7 +75,11 @@ function addNativeTags(
     for (const { id, value } of list) {
       if (typeof value !== "string" && typeof value !== "number") continue;
       if (format.startsWith("ID3") && /^[A-Z0-9]{3,4}$/.test(id)) continue;
-      const key = snakeCase(id.replace(/^(?:TXXX|track|segment|chapter|edition|attachment):/i, ""));
+      // iTunes atoms (©nam, ©ART…) repeat mapped tags; only freeform ----:mean:name atoms are new.
+      if (format === "iTunes" && !id.startsWith("----:")) continue;
+      const key = snakeCase(
+        id.replace(/^----:[^:]*:/, "").replace(/^(?:TXXX|track|segment|chapter|edition|attachment):/i, ""),
+      );
       if (!key || key in tags || key === "duration" || key === "encoder") continue;
       tags[key] = value;
     }
