@@ -5,6 +5,7 @@
  * then the server's peak RSS while it extracts a ~200 MB PDF.
  */
 import { execFile } from "node:child_process";
+import { accessSync, constants } from "node:fs";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -149,7 +150,32 @@ async function bigPdfMemory(dir: string): Promise<void> {
   }
 }
 
+function onPath(tool: string): boolean {
+  return (process.env.PATH ?? "").split(path.delimiter).some((dir) => {
+    try {
+      accessSync(path.join(dir, tool), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The producer and the baselines are Debian programs; say which package is missing rather than fail later. */
+function missingTools(): string[] {
+  const tools = { soffice: "libreoffice-writer-nogui", pdftotext: "poppler-utils", pdfinfo: "poppler-utils" };
+  return Object.entries(tools)
+    .filter(([tool]) => !onPath(tool))
+    .map(([tool, pkg]) => `${tool} (Debian package ${pkg})`);
+}
+
 async function main(): Promise<void> {
+  const missing = missingTools();
+  if (missing.length > 0) {
+    console.error(`bench extract needs ${missing.join(", ")}`);
+    process.exitCode = 1;
+    return;
+  }
   const dir = await mkdtemp(path.join(os.tmpdir(), "loupe-bench-extract-"));
   try {
     console.log(
