@@ -44,6 +44,8 @@ interface StackOptions {
   delayMs?: number;
   /** Standalone worker processes; 0 = the API's embedded worker. */
   workers?: number;
+  /** Settings that differ from the benchmark's. */
+  env?: Record<string, string>;
 }
 
 interface Stack {
@@ -93,6 +95,7 @@ async function startStack(opts: StackOptions): Promise<Stack> {
     INTEL_JOB_LEASE_MS: "3000",
     INTEL_FAILURE_COOLDOWN_MS: "600000",
     INTEL_RETRY_AFTER: "1",
+    ...opts.env,
   };
   const standalone = opts.workers ?? 0;
   const serveArgs = ["intel", "serve", ...(standalone > 0 ? ["--no-worker"] : [])];
@@ -312,6 +315,9 @@ async function scenario(
   }
 }
 
+/** The API restart scenarios keep the default job lease: a restarted process must not wait for it. */
+const DEFAULT_LEASE = { INTEL_JOB_LEASE_MS: "120000" };
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ── PostgreSQL cluster restart ────────────────────────────────────────────────────────────────
@@ -384,18 +390,21 @@ async function main(): Promise<number> {
     for (const fault of FAULTS)
       await scenario(`CIRCL ${fault}`, { kind: "sqlite", faults: { hashlookup: fault } }, ["virustotal"]);
     await scenario("both flap", { kind: "sqlite", faults: { virustotal: "flap", hashlookup: "flap" } }, []);
-    await scenario("API SIGKILL", { kind: "sqlite", delayMs: 300 }, [...VENDORS], (s) =>
+    await scenario("API SIGKILL", { kind: "sqlite", delayMs: 300, env: DEFAULT_LEASE }, [...VENDORS], (s) =>
       restartApi(s, "SIGKILL"),
     );
-    await scenario("API SIGTERM", { kind: "sqlite", delayMs: 300 }, [...VENDORS], (s) =>
+    await scenario("API SIGTERM", { kind: "sqlite", delayMs: 300, env: DEFAULT_LEASE }, [...VENDORS], (s) =>
       restartApi(s, "SIGTERM"),
     );
     await scenario("worker SIGKILL", { kind: "sqlite", delayMs: 300, workers: 2 }, [...VENDORS], killWorkers);
     if (pgSkip) console.log(`PostgreSQL scenarios skipped: ${pgSkip}`);
     else {
       await scenario("CIRCL flap", { kind: "postgres", faults: { hashlookup: "flap" } }, ["virustotal"]);
-      await scenario("API SIGKILL", { kind: "postgres", delayMs: 300 }, [...VENDORS], (s) =>
-        restartApi(s, "SIGKILL"),
+      await scenario(
+        "API SIGKILL",
+        { kind: "postgres", delayMs: 300, env: DEFAULT_LEASE },
+        [...VENDORS],
+        (s) => restartApi(s, "SIGKILL"),
       );
       await scenario(
         "worker SIGKILL",

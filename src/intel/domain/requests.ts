@@ -8,7 +8,7 @@ import type { IntelConfig } from "../config.ts";
 import type { Connector, Subject } from "../connectors/types.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { configuredVendors, takeCredentials } from "../store/credentials.ts";
-import type { Store } from "../store/db.ts";
+import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { findEntity, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import { newId, nowIso } from "../store/time.ts";
@@ -166,11 +166,16 @@ export function createLookups({ store, queue, config, connectors }: LookupDeps):
     return { kind: "pending", request: await joinOrCreate(subject, force) };
   }
 
-  /** Runs a lookup; an unexpected failure ends the request FAILED with the reason (never a silent retry loop). */
+  /**
+   * Runs a lookup; an unexpected failure ends the request FAILED with the reason (never a silent
+   * retry loop). The database going away for a moment is not the request's fault: the job is
+   * retried (the queue's backoff) and the request stays PROCESSING.
+   */
   async function processRequest(id: string): Promise<void> {
     try {
       await runLookup(id);
     } catch (err) {
+      if (isDatabaseUnavailable(err)) throw err;
       const message = `internal error: ${err instanceof Error ? err.message : String(err)}`;
       await db
         .updateTable("requests")
@@ -204,6 +209,7 @@ export function createLookups({ store, queue, config, connectors }: LookupDeps):
         try {
           await saveFragment(db, root, a.fragment, a.connector.id);
         } catch (err) {
+          if (isDatabaseUnavailable(err)) throw err; // not the vendor's fault: the whole lookup is retried
           outcomes[a.connector.id] = {
             status: "error",
             error: `storage: ${String(err)}`,

@@ -5,6 +5,7 @@
  * (at-least-once delivery; handlers are idempotent).
  */
 import { randomUUID } from "node:crypto";
+import { readlinkSync } from "node:fs";
 import os from "node:os";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "../store/schema.ts";
@@ -20,16 +21,62 @@ export interface JobQueue {
   workers(): Promise<string[]>;
 }
 
+interface ClaimedJob {
+  id: string;
+  request_id: string;
+  attempts: number;
+}
+
 export interface QueueOptions {
   leaseMs: number;
   concurrency: number;
   pollMs?: number;
 }
 
+/** How often a worker looks for jobs held by dead processes of its host. */
+const RELEASE_EVERY_MS = 5000;
+
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
+/**
+ * Where a process's id means something: the host name and the PID namespace (two containers on
+ * one host share the name but not the namespace). Kept short: the column holds 64 characters.
+ */
+function processPlace(): string {
+  let namespace = "-";
+  try {
+    namespace = /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "-";
+  } catch {
+    // Not Linux: no namespace id, so no other process is ever judged dead (see releaseDeadWorkers).
+  }
+  return `${os.hostname().slice(0, 32)}/${namespace}`;
+}
+
+/** `place:pid:random` — parsed back by `deadWorker`. */
+export function newWorkerId(place = processPlace(), pid = process.pid): string {
+  return `${place}:${pid}:${randomUUID().slice(0, 6)}`;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A worker id of this host and PID namespace whose process no longer exists. */
+export function deadWorker(workerId: string, place = processPlace()): boolean {
+  const parts = workerId.split(":");
+  const pid = Number(parts.at(-2));
+  const where = parts.slice(0, -2).join(":");
+  if (where !== place || place.endsWith("/-") || !Number.isInteger(pid) || pid <= 0) return false;
+  return pid !== process.pid && !isAlive(pid);
+}
+
 export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQueue {
-  const workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 6)}`;
+  const workerId = newWorkerId();
   const pollMs = opts.pollMs ?? 250;
   let running = false;
   let active = 0;
@@ -50,7 +97,7 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
       .orderBy("created_at")
       .limit(8);
 
-  async function claim(): Promise<{ id: string; request_id: string } | undefined> {
+  async function claim(): Promise<ClaimedJob | undefined> {
     const now = nowIso();
     for (const { id } of await claimable(now).execute()) {
       const result = await db
@@ -72,7 +119,7 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
       if (Number(result.numUpdatedRows) === 1) {
         const job = await db
           .selectFrom("jobs")
-          .select(["id", "request_id"])
+          .select(["id", "request_id", "attempts"])
           .where("id", "=", id)
           .executeTakeFirst();
         if (job) return job;
@@ -81,10 +128,7 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
     return undefined;
   }
 
-  async function runJob(
-    job: { id: string; request_id: string },
-    handler: (requestId: string) => Promise<void>,
-  ) {
+  async function runJob(job: ClaimedJob, handler: (requestId: string) => Promise<void>) {
     const renew = setInterval(
       () => {
         void db
@@ -101,14 +145,52 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
       await handler(job.request_id);
       await db.deleteFrom("jobs").where("id", "=", job.id).where("worker", "=", workerId).execute();
     } catch {
-      // Leave the job leased: it is retried when the lease expires (the handler recorded the error).
+      // Retried soon, with a growing delay, rather than when the lease expires (minutes): a failure
+      // here is usually the database going away for a moment. If it is still away, the lease
+      // expiring does the same.
+      const delay = Math.min(opts.leaseMs, 500 * 2 ** Math.min(job.attempts, 6));
+      await db
+        .updateTable("jobs")
+        .set({ lease_until: inFuture(delay), worker: null })
+        .where("id", "=", job.id)
+        .where("worker", "=", workerId)
+        .execute()
+        .catch(() => undefined);
     } finally {
       clearInterval(renew);
     }
   }
 
+  /**
+   * Jobs leased by a process of this host that is gone (killed, crashed) are taken back at start
+   * and every few seconds: a restarted service must not leave its lookups waiting for their
+   * leases to expire (minutes by default). Other hosts' dead workers still wait for the lease.
+   */
+  async function releaseDeadWorkers(): Promise<void> {
+    const held = await db
+      .selectFrom("jobs")
+      .select(["id", "worker"])
+      .where("status", "=", "running")
+      .where("lease_until", ">=", nowIso())
+      .execute();
+    for (const job of held) {
+      if (!job.worker || !deadWorker(job.worker)) continue;
+      await db
+        .updateTable("jobs")
+        .set({ status: "queued", lease_until: null, worker: null })
+        .where("id", "=", job.id)
+        .where("worker", "=", job.worker)
+        .execute();
+    }
+  }
+
   async function mainLoop(handler: (requestId: string) => Promise<void>) {
+    let released = 0;
     while (running) {
+      if (Date.now() - released > RELEASE_EVERY_MS) {
+        released = Date.now();
+        await releaseDeadWorkers().catch(() => undefined);
+      }
       let claimed = false;
       if (active < opts.concurrency) {
         const job = await claim().catch(() => undefined);

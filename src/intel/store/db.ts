@@ -61,3 +61,23 @@ function cachePreparedStatements(sqlite: SqliteDatabase.Database, max = 500): vo
     return statement;
   }) as typeof sqlite.prepare;
 }
+
+/** PostgreSQL error classes that mean "the server is going away or not there yet", not "the query is wrong". */
+const UNAVAILABLE_SQLSTATES = /^(08|57P0[1-3])/;
+const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "SQLITE_BUSY"]);
+
+/**
+ * Whether an error means the database is unreachable for a moment (restart, failover, a busy
+ * SQLite file) — worth retrying — rather than a fault in the query or the data.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== "object") return false;
+  const code = typeof e.code === "string" ? e.code : "";
+  if (UNAVAILABLE_NODE_CODES.has(code) || (code.length === 5 && UNAVAILABLE_SQLSTATES.test(code)))
+    return true;
+  const message = typeof e.message === "string" ? e.message : "";
+  return /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/i.test(
+    message,
+  );
+}
