@@ -18,6 +18,7 @@ import {
 } from "../helpers/libreoffice.ts";
 import { buildMsg } from "../helpers/msg.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
+import { sevenZipArchive } from "../helpers/sevenzip.ts";
 import { storedZip } from "../helpers/zip.ts";
 
 const FR =
@@ -291,6 +292,61 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
     }
   });
 
+  describe("7z archives", { skip: skipUnlessCommands("7zz") }, () => {
+    it("lists a 7z archive and extracts its documents recursively (a zip and a DOC inside)", async () => {
+      const inner = storedZip({ "deep.txt": EN });
+      const brokenXls = oleWith("Workbook", Buffer.alloc(0)); // listed with its error, not fatal
+      const archive = await sevenZipArchive({
+        "lisez-moi.txt": FR,
+        "dossier/notizen.txt": DE,
+        "dossier/inner.zip": inner,
+        "broken.xls": brokenXls,
+      });
+      const { body, analysis } = await extract(archive, "bundle.bin");
+      assert.equal(analysis.type, "application/x-7z-compressed");
+      const entries = analysis.extra.archive.entries as Array<{ name: string; size: number; type?: string }>;
+      const byName = Object.fromEntries(entries.map((e) => [e.name, e]));
+      assert.equal(byName["lisez-moi.txt"]?.size, Buffer.byteLength(FR));
+      assert.equal(byName["lisez-moi.txt"]?.type, "text/plain");
+      assert.equal(byName["dossier/inner.zip"]?.type, "application/zip");
+      assert.ok(byName["dossier/"], JSON.stringify(entries));
+      assert.match(String((byName["broken.xls"] as { error?: string })?.error), /BOF/);
+      assert.match(body.content, /── lisez-moi\.txt ──\nLes enquêteurs/);
+      assert.match(body.content, /Spionagesoftware/);
+      assert.match(body.content, /spyware on the journalist/, "the zip inside the 7z is read too");
+      assert.equal(analysis.extra.archive.truncated, undefined);
+    });
+
+    it("ends a 7z bomb with a partial result, from the sizes in the listing", async () => {
+      // 8 MB of zeros packs into a few hundred bytes; the server's budget is 2 MB.
+      const bomb = await sevenZipArchive({ "a-first.txt": ES, "zeros.bin": Buffer.alloc(8_000_000) });
+      assert.ok(bomb.length < 10_000, `bomb is ${bomb.length} bytes`);
+      const { body, analysis } = await extract(bomb, "bomb.7z");
+      assert.equal(body.success, true);
+      assert.match(analysis.extra.archive.truncated, /more than 2000000 uncompressed bytes/);
+      const zeros = analysis.extra.archive.entries.find((e: { name: string }) => e.name === "zeros.bin");
+      assert.equal(zeros.size, 8_000_000);
+      assert.equal(zeros.type, undefined, "the oversized entry is listed, not unpacked");
+      assert.match(body.content, /programa espía/);
+    });
+
+    it("lists encrypted entries without reading them, and refuses encrypted headers without hanging", async () => {
+      const locked = await sevenZipArchive({ "secret.txt": EN }, { password: "infected" });
+      const { body, analysis } = await extract(locked, "locked.7z");
+      assert.equal(body.success, true);
+      assert.deepEqual(
+        analysis.extra.archive.entries.map((e: { name: string }) => e.name),
+        ["secret.txt"],
+      );
+      assert.doesNotMatch(body.content, /spyware/);
+      const hidden = await sevenZipArchive(
+        { "secret.txt": EN },
+        { password: "infected", encryptHeaders: true },
+      );
+      await assertParseError(hidden, "hidden.7z");
+    });
+  });
+
   it("answers 200 with parse_error for malformed RTF, DOC, XLS, PPT, MSG and APK files", async () => {
     const junk = Buffer.from("this is not what the container says it is".repeat(20));
     await assertParseError("{\\rtf1{{{{", "broken.rtf");
@@ -311,5 +367,7 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       storedZip({ "AndroidManifest.xml": junk, "classes.dex": Buffer.from("dex\n035\0") }),
       "broken.apk",
     );
+    const archive = Buffer.concat([Buffer.from("377abcaf271c0004", "hex"), junk]);
+    await assertParseError(archive, "broken.7z");
   });
 });

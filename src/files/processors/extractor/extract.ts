@@ -17,6 +17,7 @@ import { extractOdf, extractOoxml } from "./formats/office.ts";
 import { extractOle } from "./formats/ole.ts";
 import { extractPdf } from "./formats/pdf.ts";
 import { extractRtf, isRtf } from "./formats/rtf.ts";
+import { readSevenZip } from "./formats/sevenzip.ts";
 import { tar } from "./formats/tar-type.ts";
 import { extractText, looksLikeText } from "./formats/text.ts";
 import type { Extracted, ExtractLimits } from "./result.ts";
@@ -69,6 +70,10 @@ export async function extractBytes(
       type: "application/x-tar",
       ...(await describeArchive(readTar(bytes, limits), depth, limits, recurse)),
     };
+  }
+  if (mime === "application/x-7z-compressed") {
+    const listing = await readSevenZip(bytes, limits);
+    return { type: mime, ...(await describeArchive(listing, depth, limits, recurse)) };
   }
   if (mime === "application/rtf" || isRtf(bytes)) return { type: "application/rtf", ...extractRtf(bytes) };
   if (mime === "application/x-cfb") return extractOle(bytes, depth, limits, recurse);

@@ -1,0 +1,110 @@
+/**
+ * 7z archives with 7z-wasm (7-Zip itself, compiled to WebAssembly, in memory). The listing
+ * (`7zz l -slt`) gives every entry's size before anything is unpacked; only entries that fit
+ * in the entry count and the uncompressed-bytes budget are extracted, so a 7z bomb ends in a
+ * partial result that says so. Encrypted entries are listed, never prompted for.
+ */
+import sevenZipPackage, { type SevenZipModule } from "7z-wasm";
+import { type ExtractLimits, ParseFailure } from "../result.ts";
+import type { ArchiveEntry, ArchiveListing } from "./archive.ts";
+
+// CommonJS package: the factory is also its `default` property, which is what TypeScript sees.
+const SevenZip = sevenZipPackage.default;
+const ARCHIVE = "/archive.7z";
+const OUT = "/out";
+
+interface Listed {
+  path: string;
+  size: number;
+  folder: boolean;
+  encrypted: boolean;
+}
+
+async function sevenZip(output: string[]): Promise<SevenZipModule> {
+  return SevenZip({
+    print: (line: string) => output.push(line),
+    printErr: (line: string) => output.push(line),
+    // Never read the process's stdin (a password prompt would wait forever).
+    stdin: () => null,
+  } as never);
+}
+
+/** Parses `7zz l -slt`: blocks of "Key = value" lines after the "----------" separator. */
+function parseListing(lines: string[]): Listed[] {
+  const start = lines.indexOf("----------");
+  if (start < 0) return [];
+  const entries: Listed[] = [];
+  let current: Record<string, string> = {};
+  const flush = () => {
+    if (current.Path !== undefined) {
+      entries.push({
+        path: current.Path,
+        size: Number(current.Size) || 0,
+        folder: (current.Folder ?? "") === "+" || (current.Attributes ?? "").startsWith("D"),
+        encrypted: current.Encrypted === "+",
+      });
+    }
+    current = {};
+  };
+  for (const line of lines.slice(start + 1)) {
+    if (line.trim() === "") {
+      flush();
+      continue;
+    }
+    const eq = line.indexOf(" = ");
+    if (eq > 0) current[line.slice(0, eq)] = line.slice(eq + 3);
+  }
+  flush();
+  return entries;
+}
+
+const problem = (lines: string[]) =>
+  lines
+    .filter((l) => /^(ERROR|Can ?not|Open ERROR|Unexpected end|Headers Error|Data Error)/i.test(l.trim()))
+    .join("; ") || lines.slice(-3).join("; ");
+
+export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promise<ArchiveListing> {
+  const output: string[] = [];
+  const sz = await sevenZip(output);
+  sz.FS.writeFile(ARCHIVE, bytes);
+  // -p with a dummy password: encrypted archives fail instead of asking on stdin.
+  const listed = sz.callMain(["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]) as unknown as number;
+  const entriesListed = parseListing(output);
+  if (listed !== 0 && entriesListed.length === 0)
+    throw new ParseFailure(`unreadable 7z archive: ${problem(output)}`);
+
+  const entries: ArchiveEntry[] = [];
+  const wanted: ArchiveEntry[] = [];
+  let truncated: string | null = null;
+  let total = 0;
+  for (const e of entriesListed) {
+    if (entries.length >= limits.maxArchiveEntries) {
+      truncated ??= `more than ${limits.maxArchiveEntries} entries`;
+      break;
+    }
+    const entry: ArchiveEntry = { name: e.folder ? `${e.path}/` : e.path, size: e.size };
+    entries.push(entry);
+    // Wildcard characters would make 7-Zip extract more than the name asked for.
+    if (e.folder || e.encrypted || /[*?]/.test(e.path)) continue;
+    if (total + e.size > limits.maxArchiveBytes) {
+      truncated ??= `more than ${limits.maxArchiveBytes} uncompressed bytes`;
+      continue;
+    }
+    total += e.size;
+    wanted.push(entry);
+  }
+  if (wanted.length > 0) {
+    output.length = 0;
+    sz.FS.writeFile("/list.txt", wanted.map((e) => e.name).join("\n"));
+    sz.callMain(["x", "-y", "-sccUTF-8", "-scsUTF-8", "-pLOUPE", `-o${OUT}`, ARCHIVE, "-i@/list.txt"]);
+    for (const e of wanted) {
+      try {
+        const data = sz.FS.readFile(`${OUT}/${e.name}`);
+        e.bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      } catch {
+        // Not written (a damaged block): listed without its text.
+      }
+    }
+  }
+  return { entries, truncated };
+}
