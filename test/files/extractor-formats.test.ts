@@ -156,7 +156,8 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       assert.match(body.content, /42\.5/);
       assert.match(body.content, /Größe der Datei\s7/);
       assert.match(body.content, /d41d8cd98f00b204e9800998ecf8427e/);
-      assert.match(body.content, /Zweites Blatt mit Text\s-3/);
+      assert.match(body.content, /^Indikatoren\nDie Ermittler/);
+      assert.match(body.content, /\n\nZweites\nZweites Blatt mit Text\t-3$/);
       assert.deepEqual(analysis.extra.office.sheet_names, ["Indikatoren", "Zweites"]);
       assert.equal(analysis.title, deMeta.title);
       assert.equal(analysis.created, "2024-05-06T07:08:09.000Z");

@@ -1,7 +1,8 @@
 /**
  * Legacy Excel (BIFF8, and BIFF5 labels): the cells of every worksheet from the Workbook
  * stream's records — shared strings (SST, continued across CONTINUE records), labels, numbers
- * (NUMBER, RK, MULRK), booleans and cached formula results — one tab-separated line per row.
+ * (NUMBER, RK, MULRK), booleans and cached formula results — each sheet under its name, one
+ * tab-separated line per row.
  */
 import { TextDecoder } from "node:util";
 import { ParseFailure } from "../result.ts";
@@ -256,8 +257,10 @@ export function readWorkbook(stream: Buffer): Workbook {
         break;
     }
   }
+  // Like XLSX and ODS: each sheet starts with its name, a row is one tab-separated line.
   const lines: string[] = [];
-  for (const s of sheets) {
+  for (const [index, s] of sheets.entries()) {
+    lines.push(sheetNames[index] ?? "");
     for (const row of [...s.keys()].sort((a, b) => a - b)) {
       const cells = s.get(row) as Map<number, string>;
       lines.push(
