@@ -124,6 +124,40 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   });
 }
 
+describe("a vendor answering garbage with HTTP 200", () => {
+  it("records bad_response and keeps the other vendor's data; the garbage never becomes facts", async () => {
+    const vt = await startFaultVendor({ healthy: virusTotalAnswer });
+    const circl = await startFaultVendor({ healthy: hashlookupAnswer, fault: "garbage" });
+    const db = await freshDatabase("sqlite");
+    const server = await startIntelServer({
+      databaseUrl: db.url,
+      env: {
+        INTEL_CONNECTORS: "virustotal,hashlookup",
+        INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
+        INTEL_VENDOR_URL_HASHLOOKUP: circl.url,
+      },
+    });
+    cleanups.push(
+      () => vt.close(),
+      () => circl.close(),
+      () => db.drop(),
+      () => server.close(),
+    );
+    await addCredentials(server.services.store.db, "virustotal", { api_key: "k" });
+    for (const s of fileSubjects(7, "garbage")) {
+      const res = await pollUntilDone(server, md5Request(s));
+      assert.equal(res.status, 200);
+      const doc = await json(res);
+      assert.equal(doc.sources.virustotal.status, "ok");
+      assert.ok(doc.root_entity.attributes.vt_score);
+      assert.equal(doc.sources.hashlookup.status, "error", JSON.stringify(doc.sources.hashlookup));
+      assert.match(doc.sources.hashlookup.error, /^bad_response: /);
+      assert.equal(doc.root_entity.attributes.known_file, undefined, "no claim from garbage");
+    }
+    assert.equal(circl.answers.get("garbage"), 7, "each kind of garbage was served once");
+  });
+});
+
 describe("the API process restarted while requests are queued", () => {
   it("finishes the queued and running lookups after a SIGKILL and answers the repeated call with 200", async () => {
     const vt = await startFaultVendor({ healthy: virusTotalAnswer, delayMs: 1500 });

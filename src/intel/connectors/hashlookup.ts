@@ -36,6 +36,13 @@ const ROUTES: Record<string, string> = { MD5: "md5", SHA1: "sha1", SHA256: "sha2
 
 export function normalizeHashlookup(raw: unknown, subject: Subject): Fragment {
   const r = (raw ?? {}) as HashlookupRecord;
+  // A record always names the file's hashes; without them this is not CIRCL's answer, and taking
+  // it would call an unknown file "known" (seen with a broken proxy answering 200).
+  if (![r.MD5, r["SHA-1"], r["SHA-256"]].some((h) => typeof h === "string" && h.length > 0))
+    throw new Error("no file hash in the record");
+  for (const h of [r.MD5, r["SHA-1"], r["SHA-256"]])
+    if (h !== undefined && h !== null && typeof h !== "string")
+      throw new Error("a file hash that is not a string");
   const root = rootRef(subject);
   const attributes = facts({
     known_file: "true",

@@ -105,6 +105,11 @@ async function askOne(connector: Connector, subject: Subject, deps: FanoutDeps):
     const fetchedAt = new Date().toISOString();
     if (raw === null || raw === undefined)
       return { connector, outcome: { status: "not_found", error: null, fetched_at: fetchedAt } };
+    // Every vendor answers a JSON object; a list, a string or a number is a broken proxy or API.
+    if (typeof raw !== "object" || Array.isArray(raw))
+      return fail(
+        `bad_response: the vendor's answer is a ${Array.isArray(raw) ? "list" : typeof raw}, not an object`,
+      );
     let fragment: Fragment;
     try {
       fragment = connector.normalize(raw, subject);

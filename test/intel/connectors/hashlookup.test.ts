@@ -44,9 +44,11 @@ describe("hashlookup connector", () => {
     assert.deepEqual(fragment.events, []);
   });
 
-  it("tolerates an empty or odd answer", () => {
-    const f = normalizeHashlookup({ parents: [{}], "SHA-1": null }, subject);
+  it("tolerates an odd answer, and refuses one that names no file hash", () => {
+    const f = normalizeHashlookup({ parents: [{}], "SHA-1": SHA1.toUpperCase(), MD5: null }, subject);
     assert.equal(f.entities.length, 1);
+    for (const garbage of [{}, "a string", [1, 2], { parents: [{}], "SHA-1": null }, { MD5: 42 }])
+      assert.throws(() => normalizeHashlookup(garbage, subject), JSON.stringify(garbage));
   });
 
   describe("fetch", () => {
