@@ -38,6 +38,11 @@ export interface HttpServerOptions {
   openapiComponents?: Record<string, unknown>;
   /** Runs before the docs/spec routes are served: lets a service protect them (intel needs a key). */
   protectDocs?: onRequestHookHandler;
+  /**
+   * Turns an unexpected error the service recognises into an answer (a database that is away
+   * for a moment → 503) instead of a 500.
+   */
+  mapError?: (err: unknown) => HttpError | undefined;
   /** Parse cookies, signing with this secret (intel's admin panel); registered before any route. */
   cookieSecret?: string;
 }
@@ -74,7 +79,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
-  installErrorHandlers(app);
+  installErrorHandlers(app, opts.mapError);
   await app.register(helmet, {
     // The docs UI needs inline styles; nothing else of ours loads third-party content.
     contentSecurityPolicy: {
@@ -106,8 +111,10 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
   return app;
 }
 
-function installErrorHandlers(app: App): void {
-  app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
+function installErrorHandlers(app: App, mapError: HttpServerOptions["mapError"]): void {
+  app.setErrorHandler((error: FastifyError | HttpError, req, reply) => {
+    const err = (error instanceof HttpError ? undefined : mapError?.(error)) ?? error;
+    if (err instanceof HttpError && err.status === 503) reply.header("retry-after", "2");
     if (err instanceof HttpError) {
       if (err.status >= 500) req.log.warn({ code: err.code }, err.message);
       return reply.code(err.status).send(err.toBody());

@@ -4,6 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CommonConfig } from "../common/config.ts";
+import { HttpError } from "../common/errors.ts";
 import { type App, createHttpServer } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
 import { ConfigError } from "../common/settings.ts";
@@ -16,7 +17,7 @@ import { CONNECTORS } from "./connectors/registry.ts";
 import type { Connector } from "./connectors/types.ts";
 import { createLookups, type Lookups } from "./domain/requests.ts";
 import { createJobQueue, type JobQueue } from "./queue/jobs.ts";
-import { openStore, type Store } from "./store/db.ts";
+import { isDatabaseUnavailable, openStore, type Store } from "./store/db.ts";
 import { getOrCreateSetting, randomHex } from "./store/settings.ts";
 
 export interface IntelServices {
@@ -107,6 +108,14 @@ export async function buildIntelServer(opts: {
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
     protectDocs: docsAuth,
     cookieSecret: services.secretKey,
+    mapError: (err) =>
+      isDatabaseUnavailable(err)
+        ? new HttpError(
+            503,
+            "database_unavailable",
+            "The database is unavailable for a moment; retry shortly.",
+          )
+        : undefined,
     openapiComponents: {
       securitySchemes: {
         tokenAuth: { type: "apiKey", in: "header", name: "Authorization", description: "Token <API key>" },

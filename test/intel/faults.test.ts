@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { after, describe, it } from "node:test";
+import SqliteDatabase from "better-sqlite3";
 import { type Kysely, sql } from "kysely";
 import { startChildServer } from "../../bench/lib/server.ts";
 import { createJobQueue, deadWorker, newWorkerId } from "../../src/intel/queue/jobs.ts";
@@ -227,6 +228,40 @@ describe("the API process restarted while requests are queued", () => {
       calls.filter((n) => n === 2).length <= 1,
       "only the lookup running at the kill was asked again",
     );
+  });
+});
+
+describe("the database unavailable for a moment", () => {
+  it("answers 503 database_unavailable with Retry-After, not a 500", async () => {
+    const db = await freshDatabase("sqlite");
+    const server = await startIntelServer({ databaseUrl: db.url, worker: false });
+    cleanups.push(
+      () => db.drop(),
+      () => server.close(),
+    );
+    // Another process holding the write lock past the busy timeout: SQLite's "database is locked".
+    const blocker = new SqliteDatabase(db.url.slice("sqlite:".length));
+    blocker.exec("begin immediate");
+    try {
+      const res = await server.api("/api/request/", {
+        method: "POST",
+        body: JSON.stringify(md5Request("0".repeat(32))),
+      });
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get("retry-after"), "2");
+      assert.deepEqual(await json(res), {
+        detail: "The database is unavailable for a moment; retry shortly.",
+        code: "database_unavailable",
+      });
+    } finally {
+      blocker.exec("rollback");
+      blocker.close();
+    }
+    const again = await server.api("/api/request/", {
+      method: "POST",
+      body: JSON.stringify(md5Request("0".repeat(32))),
+    });
+    assert.equal(again.status, 201, "answers again once the database is back");
   });
 });
 
