@@ -1,5 +1,5 @@
 /** Read-only queries the admin panel browses with: recent requests, entity search, one entity's surroundings. */
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database, EntitiesTable, EventsTable, RequestsTable } from "./schema.ts";
 
 export async function recentRequests(
@@ -19,7 +19,8 @@ export async function searchEntities(
   let q = db.selectFrom("entities").selectAll().orderBy("updated_at", "desc").limit(opts.limit);
   if (opts.text) {
     const pattern = `%${opts.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    q = q.where((eb) => eb(eb.fn("lower", ["name"]), "like", pattern));
+    // ESCAPE spelled out: SQLite has no default escape character, PostgreSQL's is the backslash.
+    q = q.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
   }
   if (opts.type) q = q.where("type", "=", opts.type);
   return q.execute();
