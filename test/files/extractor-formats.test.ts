@@ -364,6 +364,12 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       attachments: [],
     });
     await assertParseError(msg.subarray(0, 1536), "truncated.msg");
+    // A directory entry claiming a 200 MB stream in a small file: refused before any reader trusts it.
+    const liar = Buffer.from(msg);
+    const entry = liar.indexOf(Buffer.from("__substg1.0_1000001F", "utf16le"));
+    assert.ok(entry > 0);
+    liar.writeUInt32LE(200_000_000, entry + 120); // the stream size field of the 128-byte entry
+    await assertParseError(liar, "liar.msg");
     await assertParseError(
       storedZip({ "AndroidManifest.xml": junk, "classes.dex": Buffer.from("dex\n035\0") }),
       "broken.apk",

@@ -51,6 +51,13 @@ export async function extractOle(
   } catch (err) {
     throw new ParseFailure(`not a readable OLE compound file: ${err instanceof Error ? err.message : err}`);
   }
+  // A stream cannot hold more than the file: a size past it is damage (or a trap), and the
+  // readers that trust it (msgreader, word-extractor) would allocate that much.
+  const oversized = container.FileIndex.find((e) => e.type === 2 && e.size > bytes.length);
+  if (oversized)
+    throw new ParseFailure(
+      `stream ${oversized.name} declares ${oversized.size} bytes in a ${bytes.length}-byte file`,
+    );
   const names = rootStreams(container);
   if ([...names].some((n) => n.startsWith("__substg1.0_")) && names.has("__properties_version1.0"))
     return { type: OLE_TYPES.msg, ...(await extractMsg(bytes, depth, limits, recurse)) };

@@ -63,12 +63,22 @@ const problem = (lines: string[]) =>
     .filter((l) => /^(ERROR|Can ?not|Open ERROR|Unexpected end|Headers Error|Data Error)/i.test(l.trim()))
     .join("; ") || lines.slice(-3).join("; ");
 
+/** Runs 7-Zip; a C++ exception escaping it arrives as a bare number, turned into a parse failure. */
+function run(sz: SevenZipModule, output: string[], args: string[]): number {
+  try {
+    return sz.callMain(args) as unknown as number;
+  } catch (err) {
+    if (err instanceof Error) throw err;
+    throw new ParseFailure(`7-Zip stopped on this archive: ${problem(output)}`);
+  }
+}
+
 export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promise<ArchiveListing> {
   const output: string[] = [];
   const sz = await sevenZip(output);
   sz.FS.writeFile(ARCHIVE, bytes);
   // -p with a dummy password: encrypted archives fail instead of asking on stdin.
-  const listed = sz.callMain(["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]) as unknown as number;
+  const listed = run(sz, output, ["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]);
   const entriesListed = parseListing(output);
   if (listed !== 0 && entriesListed.length === 0)
     throw new ParseFailure(`unreadable 7z archive: ${problem(output)}`);
@@ -96,7 +106,7 @@ export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promis
   if (wanted.length > 0) {
     output.length = 0;
     sz.FS.writeFile("/list.txt", wanted.map((e) => e.name).join("\n"));
-    sz.callMain(["x", "-y", "-sccUTF-8", "-scsUTF-8", "-pLOUPE", `-o${OUT}`, ARCHIVE, "-i@/list.txt"]);
+    run(sz, output, ["x", "-y", "-sccUTF-8", "-scsUTF-8", "-pLOUPE", `-o${OUT}`, ARCHIVE, "-i@/list.txt"]);
     for (const e of wanted) {
       try {
         const data = sz.FS.readFile(`${OUT}/${e.name}`);
