@@ -31,6 +31,33 @@ describe("intel authentication", () => {
     }
   });
 
+  it("keeps every admin panel route but login and assets behind a session, whatever the API key", async () => {
+    const prefix = `/${server.services.adminPath}`;
+    const publicRoutes = new Set([`${prefix}/`, `${prefix}`, `${prefix}/login`, `${prefix}/static/:name`]);
+    const routes = server.app.routeList.filter(
+      (r) =>
+        r.url.startsWith(prefix) && r.method !== "OPTIONS" && r.method !== "HEAD" && !publicRoutes.has(r.url),
+    );
+    assert.ok(routes.length >= 15, `found ${routes.length} routes`);
+    for (const { method, url } of routes) {
+      const concrete = url.replace(":vendor", "virustotal").replace(/:(\w+)/g, "1");
+      for (const headers of [
+        {},
+        { authorization: `Token ${server.key}` },
+        { cookie: "loupe_session=forged" },
+      ]) {
+        const res = await fetch(server.url + concrete, { method, headers, redirect: "manual" });
+        const where = `${method} ${url} with ${JSON.stringify(headers)}`;
+        if (res.status === 401)
+          assert.equal(((await res.json()) as { code: string }).code, "not_logged_in", where);
+        else {
+          assert.equal(res.status, 303, where);
+          assert.match(res.headers.get("location") ?? "", new RegExp(`^${prefix}/login`), where);
+        }
+      }
+    }
+  });
+
   it("refuses the key of a deactivated user", async () => {
     assert.equal((await server.api("/api/types/")).status, 200);
     await server.services.store.db.updateTable("users").set({ is_active: 0 }).execute();

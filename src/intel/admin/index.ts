@@ -52,7 +52,8 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
     async (admin) => {
       await admin.register(formbody, { bodyLimit: 64 * 1024 });
       admin.addHook("onRequest", async (req) => loadSession(req, deps));
-      admin.addHook("preHandler", async (req, reply) => guard(req, reply, deps));
+      // Before validation: without a session nothing about a route, not even its schema errors, is revealed.
+      admin.addHook("preValidation", async (req, reply) => guard(req, reply, deps));
       // The panel's pages frame nothing and are framed by nothing; referrers stay on this origin.
       admin.addHook("onSend", async (_req, reply) => {
         reply.header("x-frame-options", "DENY");
