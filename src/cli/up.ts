@@ -21,7 +21,7 @@ export async function up(_args: string[]): Promise<number | undefined> {
     "",
     "Loupe is up.",
     `  files   ${files.url}    docs: ${files.url}/docs`,
-    `  intel   ${intel.url}    docs: ${intel.url}/api/docs/ (with an API key)`,
+    `  intel   ${intel.url}    docs: ${intel.url}/api/docs/ (with an API key or a panel login)`,
     `  admin   ${intel.adminUrl}    (log in with an admin user)`,
     "",
     "First time? Create an admin account (it prints a password), then log in to the panel:",
