@@ -222,6 +222,46 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
     });
   });
 
+  it("reads RTF bytes in the \\ansicpg and \\fcharset code pages, skipping pictures and binary data", async () => {
+    // Written by hand from the RTF 1.9.1 specification: 8-bit text as \'hh escapes only (older
+    // producers write no \uN), a Greek font (\fcharset161) inside a Cyrillic document (\ansicpg1251).
+    const RU = "Следователи нашли шпионскую программу на телефоне журналиста после тщательного анализа.";
+    const EL = "Κατασκοπευτικό λογισμικό";
+    const hex = (text: string, codepage: string) => {
+      const decoder = new TextDecoder(codepage);
+      const table = new Map<string, number>();
+      for (let b = 0; b < 256; b++) table.set(decoder.decode(Uint8Array.of(b)), b);
+      return [...text]
+        .map((ch) =>
+          ch.charCodeAt(0) < 0x80 ? ch : `\\'${(table.get(ch) as number).toString(16).padStart(2, "0")}`,
+        )
+        .join("");
+    };
+    const rtf = [
+      "{\\rtf1\\ansi\\ansicpg1251\\deff0",
+      "{\\fonttbl{\\f0\\fnil\\fcharset204 Arial Cyr;}{\\f1\\fnil\\fcharset161 Arial Greek;}}",
+      "{\\colortbl;\\red255\\green0\\blue0;}",
+      `{\\info{\\title ${hex("Отчёт", "windows-1251")}}{\\author Analyst}{\\creatim\\yr2025\\mo2\\dy3\\hr4\\min5}}`,
+      `\\f0 ${hex(RU, "windows-1251")}\\par`,
+      `{\\f1 ${hex(EL, "windows-1253")}}\\par`,
+      "{\\pict\\pngblip 89504e470d0a1a0a}",
+      "{\\*\\objdata \\bin4 \\}{}}",
+      "{\\*\\generator Hand 1.0;}",
+      "\\uc1 Unicode: \\u-1279?le, \\u8364\\'88 and a tab\\tab end.\\par",
+      "}",
+    ].join("\n");
+    const { body, analysis } = await extract(Buffer.from(rtf, "latin1"), "old.doc");
+    assert.equal(analysis.type, "application/rtf");
+    assert.ok(body.content.includes(RU), body.content);
+    assert.ok(body.content.includes(EL), body.content);
+    assert.match(body.content, /Unicode: ﬁle, € and a tab\tend\./);
+    assert.doesNotMatch(body.content, /Arial|89504e47|Hand 1\.0|\\/);
+    assert.equal(analysis.title, "Отчёт");
+    assert.equal(analysis.created, "2025-02-03T04:05:00.000Z");
+    assert.equal(analysis.language, "ru");
+    assert.equal(analysis.extra.rtf.codepage, 1251);
+  });
+
   it("reads an MSG with only an HTML body", async () => {
     const msg = buildMsg({
       subject: "Factura pendiente",

@@ -39,7 +39,8 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
   return {
     name: "extractor",
     url: "https://github.com/loupe-project/loupe/blob/main/docs/extraction.md",
-    description: "Text and metadata extraction (PDF, Office, OpenDocument, HTML, text, images, archives).",
+    description:
+      "Text and metadata extraction (PDF, Office and legacy Office, OpenDocument, RTF, HTML, email and Outlook MSG, text, images, audio/video, archives including 7z, APK manifests).",
     needsHashes: true,
     fields: Type.Object({}),
     metadataSchema: Type.Null(),
