@@ -6,7 +6,13 @@
 import fc from "fast-check";
 import sharp from "sharp";
 import { request } from "undici";
+import { buildApk } from "./apk.ts";
 import { bmp24, pngBombHeader } from "./images.ts";
+import { buildMsg } from "./msg.ts";
+
+/** A 138-byte 7z written by 7zz (one file, "café report"), kept inline so seeding needs no tool. */
+const TINY_7Z =
+  "N3q8ryccAASBeNZOEAAAAAAAAABaAAAAAAAAAF5we/kBAAtjYWbDqSByZXBvcnQAAQQGAAEJEAAHCwEAASEhAQAMDAAICgHJaaLnAAAFARkMAAAAAAAAAAAAAAAAERMAbgBvAHQAZQAuAHQAeAB0AAAAGQAUCgEALJJDpDt73QEVBgEAIICkgQAA";
 
 export interface HostileRequest {
   kind: string;
@@ -53,6 +59,29 @@ export async function seedFiles(): Promise<Buffer[]> {
     Buffer.from("From: a@example.org\r\nTo: b@example.org\r\nSubject: hi\r\n\r\nbody\r\n"),
     Buffer.from("PK\u0003\u0004broken zip"),
     pngBombHeader(70_000, 70_000),
+    Buffer.from(
+      "{\\rtf1\\ansi\\ansicpg1252{\\fonttbl{\\f0 Arial;}}{\\info{\\title t}}\\f0 caf\\'e9 \\u8364? {\\*\\x y}\\par}",
+    ),
+    buildMsg({
+      subject: "hi",
+      senderName: "a",
+      senderEmail: "a@example.org",
+      recipients: [{ name: "b", email: "b@example.org", kind: "to" }],
+      body: "body",
+      sent: new Date(0),
+      attachments: [{ fileName: "a.txt", mimeType: "text/plain", content: Buffer.from("attached") }],
+    }),
+    buildApk(
+      {
+        name: "manifest",
+        attributes: { package: "a.b", "android:versionCode": 1 },
+        children: [
+          { name: "uses-permission", attributes: { "android:name": "android.permission.INTERNET" } },
+        ],
+      },
+      { utf8: true },
+    ),
+    Buffer.from(TINY_7Z, "base64"),
   ];
 }
 
