@@ -279,6 +279,33 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
     assert.equal(analysis.extra.mail.attachment_count, 0);
   });
 
+  it("reads an MSG whose body is only compressed RTF encapsulating HTML", async () => {
+    const escaped = [...FR]
+      .map((ch) => (ch.charCodeAt(0) < 0x80 ? ch : `\\'${ch.charCodeAt(0).toString(16)}`))
+      .join("");
+    // [MS-OXRTFEX]: the HTML's tags in \*\htmltag groups, its text outside \htmlrtf runs.
+    const rtf = [
+      "{\\rtf1\\ansi\\ansicpg1252\\fromhtml1 \\deff0{\\fonttbl{\\f0\\fswiss Arial;}}",
+      "{\\*\\htmltag19 <html>}{\\*\\htmltag34 <head>}{\\*\\htmltag41 <style>p{color:red}</style>}",
+      "{\\*\\htmltag42 </head>}{\\*\\htmltag50 <body>}{\\*\\htmltag64 <p>}",
+      `\\htmlrtf {\\htmlrtf0 ${escaped} \\u8364?`,
+      "{\\*\\htmltag72 </p>}\\htmlrtf }\\htmlrtf0 {\\*\\htmltag58 </body>}{\\*\\htmltag27 </html>}}",
+    ].join("\r\n");
+    const msg = buildMsg({
+      subject: "Rapport",
+      senderName: "Chloé",
+      senderEmail: "chloe@example.org",
+      recipients: [{ name: "Luc", email: "luc@example.org", kind: "to" }],
+      rtf,
+      sent: new Date("2026-02-03T04:05:06Z"),
+      attachments: [],
+    });
+    const { body, analysis } = await extract(msg, "x.msg");
+    assert.equal(analysis.type, "application/vnd.ms-outlook");
+    assert.equal(body.content, `${FR} €`);
+    assert.equal(analysis.language, "fr");
+  });
+
   it("reads an APK's manifest: package, versions, SDK levels, permissions, components", async () => {
     const manifest: AxmlElement = {
       name: "manifest",

@@ -24,9 +24,11 @@ export interface MsgSpec {
   senderName: string;
   senderEmail: string;
   recipients: MsgRecipient[];
-  /** Plain-text body; leave out to store only an HTML body. */
+  /** Plain-text body; leave out to store only an HTML body or only an RTF body. */
   body?: string;
   html?: string;
+  /** RTF body, stored compressed in PidTagRtfCompressed as Outlook does. */
+  rtf?: string;
   sent: Date;
   attachments: MsgAttachment[];
 }
@@ -111,6 +113,8 @@ export function buildMsg(spec: MsgSpec): Buffer {
   ];
   if (spec.body !== undefined) variable.push({ id: 0x1000, type: PT_UNICODE, value: utf16(spec.body) });
   if (spec.html !== undefined) variable.push({ id: 0x1013, type: PT_BINARY, value: Buffer.from(spec.html) });
+  if (spec.rtf !== undefined)
+    variable.push({ id: 0x1009, type: PT_BINARY, value: compressRtf(Buffer.from(spec.rtf, "latin1")) });
   const fixed: Fixed[] = [
     { id: 0x0039, type: PT_SYSTIME, value: filetime(spec.sent) }, // PidTagClientSubmitTime
     { id: 0x0e06, type: PT_SYSTIME, value: filetime(spec.sent) }, // PidTagMessageDeliveryTime
@@ -165,4 +169,54 @@ export function buildMsg(spec: MsgSpec): Buffer {
     );
   });
   return Buffer.from(CFB.write(cfb, { type: "buffer" }) as Uint8Array);
+}
+
+/** The dictionary every compressed RTF starts with ([MS-OXRTFCP] 2.1.3.1.1), 207 bytes. */
+const INITIAL_DICTIONARY =
+  "{\\rtf1\\ansi\\mac\\deff0\\deftab720{\\fonttbl;}{\\f0\\fnil \\froman \\fswiss \\fmodern \\fscript \\fdecor MS Sans SerifSymbolArialTimes New RomanCourier{\\colortbl\\red0\\green0\\blue0\r\n\\par \\pard\\plain\\f0\\fs20\\b\\i\\u\\tab\\tx";
+
+/** [MS-OXRTFCP] 2.1.3.2: CRC-32 table, started at 0, not inverted. */
+function rtfCrc(data: Buffer): number {
+  let crc = 0;
+  for (const b of data) {
+    let c = (crc ^ b) & 0xff;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    crc = (c ^ (crc >>> 8)) >>> 0;
+  }
+  return crc;
+}
+
+/**
+ * LZFu compression as the format allows it at its simplest: every byte a literal (control bits
+ * 0), then the end marker — a dictionary reference to the current write position.
+ */
+export function compressRtf(raw: Buffer): Buffer {
+  const out: number[] = [];
+  let i = 0;
+  let ended = false;
+  while (!ended) {
+    let control = 0;
+    const controlAt = out.length;
+    out.push(0);
+    for (let bit = 0; bit < 8; bit++) {
+      if (i < raw.length) {
+        out.push(raw[i] as number);
+        i++;
+        continue;
+      }
+      const end = (INITIAL_DICTIONARY.length + raw.length) % 4096;
+      control |= 1 << bit;
+      out.push((end >> 4) & 0xff, (end & 0x0f) << 4);
+      ended = true;
+      break;
+    }
+    out[controlAt] = control;
+  }
+  const content = Buffer.from(out);
+  const header = Buffer.alloc(16);
+  header.writeUInt32LE(content.length + 12, 0);
+  header.writeUInt32LE(raw.length, 4);
+  header.write("LZFu", 8, "latin1");
+  header.writeUInt32LE(rtfCrc(content), 12);
+  return Buffer.concat([header, content]);
 }

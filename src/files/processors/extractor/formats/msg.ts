@@ -3,9 +3,13 @@
  * HTML body as text), the attachment list and the text of attached documents (one level deeper,
  * under the same limits as email). Embedded messages are read as messages.
  */
+import { TextDecoder } from "node:util";
+import { decompressRTF } from "@kenjiuno/decompressrtf";
 import msgreader, { type FieldsData } from "@kenjiuno/msgreader";
+import { deEncapsulateSync } from "rtf-stream-parser";
 import { type Extracted, type ExtractLimits, isoDate, ParseFailure } from "../result.ts";
 import { htmlToText } from "./html.ts";
+import { extractRtf, isRtf } from "./rtf.ts";
 
 // The package is CommonJS: its class is the `default` property of the module.
 const MsgReader = msgreader.default;
@@ -27,7 +31,51 @@ function bodyText(fields: FieldsData): string {
   if (fields.body?.trim()) return fields.body;
   if (fields.bodyHtml) return htmlToText(fields.bodyHtml);
   if (fields.html) return htmlToText(Buffer.from(fields.html).toString("utf8"));
+  if (fields.compressedRtf) return rtfBodyText(fields.compressedRtf);
   return "";
+}
+
+/**
+ * The body of messages that keep only PidTagRtfCompressed: decompressed, then either the HTML or
+ * text Outlook encapsulated in it ([MS-OXRTFEX], with rtf-stream-parser) or plain RTF.
+ */
+function rtfBodyText(compressed: Uint8Array): string {
+  const data = Buffer.from(compressed);
+  // The header's size is trusted by the decompressor, which would loop far past a lying one.
+  if (data.length < 16 || data.readUInt32LE(0) + 4 > data.length) return "";
+  let rtf: Buffer;
+  try {
+    rtf = Buffer.from(decompressRTF([...data]));
+  } catch {
+    return "";
+  }
+  if (/\\from(html|text)/.test(rtf.subarray(0, 1024).toString("latin1"))) {
+    try {
+      const out = deEncapsulateSync(rtf, {
+        decode: (bytes: Buffer, encoding: string) => decodeCodepage(bytes, encoding),
+        warn: () => {},
+      });
+      const text = String(out.text);
+      return out.mode === "html" ? htmlToText(text) : text;
+    } catch {
+      // Not well encapsulated after all: read it as RTF.
+    }
+  }
+  return isRtf(rtf) ? extractRtf(rtf).text : "";
+}
+
+/** rtf-stream-parser names code pages "cp1252", "cp936"…; TextDecoder knows them as windows-N or by name. */
+function decodeCodepage(bytes: Buffer, encoding: string): string {
+  const n = /^cp(\d+)$/.exec(encoding)?.[1];
+  const label = n
+    ? ({ "932": "shift_jis", "936": "gbk", "949": "euc-kr", "950": "big5", "65001": "utf-8" }[n] ??
+      `windows-${n}`)
+    : encoding;
+  try {
+    return new TextDecoder(label).decode(bytes);
+  } catch {
+    return bytes.toString("latin1");
+  }
 }
 
 function headersOf(fields: FieldsData, attachments: Array<Record<string, unknown>>): Record<string, unknown> {
