@@ -93,7 +93,11 @@ function oleWith(stream: string, junk: Buffer): Buffer {
 describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
   let server: TestFilesServer;
   before(async () => {
-    server = await startFilesServer({ EXTRACT_MAX_ARCHIVE_BYTES: "2000000", EXTRACT_MAX_DEPTH: "2" });
+    server = await startFilesServer({
+      EXTRACT_MAX_ARCHIVE_BYTES: "2000000",
+      EXTRACT_MAX_ARCHIVE_ENTRIES: "40",
+      EXTRACT_MAX_DEPTH: "2",
+    });
   });
   after(() => server.close());
 
@@ -396,6 +400,13 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       assert.equal(zeros.size, 8_000_000);
       assert.equal(zeros.type, undefined, "the oversized entry is listed, not unpacked");
       assert.match(body.content, /programa espía/);
+
+      const many: Record<string, string> = {};
+      for (let i = 0; i < 100; i++) many[`f${String(i).padStart(3, "0")}.txt`] = `file ${i}`;
+      const crowd = await extract(await sevenZipArchive(many), "crowd.7z");
+      assert.equal(crowd.body.success, true);
+      assert.match(crowd.analysis.extra.archive.truncated, /more than 40 entries/);
+      assert.equal(crowd.analysis.extra.archive.entries.length, 40);
     });
 
     it("lists encrypted entries without reading them, and refuses encrypted headers without hanging", async () => {

@@ -20,10 +20,17 @@ interface Listed {
   encrypted: boolean;
 }
 
-async function sevenZip(output: string[]): Promise<SevenZipModule> {
+/**
+ * A fresh 7-Zip per archive. Output past `maxLines` is dropped: an archive of millions of tiny
+ * entries must not become millions of listing lines (the entry limit is applied to what is kept).
+ */
+async function sevenZip(output: string[], maxLines: number): Promise<SevenZipModule> {
+  const keep = (line: string) => {
+    if (output.length < maxLines) output.push(line);
+  };
   return SevenZip({
-    print: (line: string) => output.push(line),
-    printErr: (line: string) => output.push(line),
+    print: keep,
+    printErr: keep,
     // Never read the process's stdin (a password prompt would wait forever).
     stdin: () => null,
   } as never);
@@ -75,7 +82,8 @@ function run(sz: SevenZipModule, output: string[], args: string[]): number {
 
 export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promise<ArchiveListing> {
   const output: string[] = [];
-  const sz = await sevenZip(output);
+  // About ten lines per entry in `l -slt`; the header and the summary take a few dozen more.
+  const sz = await sevenZip(output, (limits.maxArchiveEntries + 2) * 16 + 100);
   sz.FS.writeFile(ARCHIVE, bytes);
   // -p with a dummy password: encrypted archives fail instead of asking on stdin.
   const listed = run(sz, output, ["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]);
