@@ -44,6 +44,23 @@ function reportFodt(): string {
 `;
 }
 
+/** A spreadsheet with date and date-time cells (flatSpreadsheet writes strings and numbers only). */
+function datesFods(): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:number="urn:oasis:names:tc:opendocument:xmlns:datastyle:1.0" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
+<office:automatic-styles>
+<number:date-style style:name="Ndate"><number:year number:style="long"/><number:text>-</number:text><number:month number:style="long"/><number:text>-</number:text><number:day number:style="long"/></number:date-style>
+<number:date-style style:name="Nstamp"><number:day/><number:text>.</number:text><number:month/><number:text>.</number:text><number:year number:style="long"/><number:text> </number:text><number:hours number:style="long"/><number:text>:</number:text><number:minutes number:style="long"/></number:date-style>
+<style:style style:name="ceDate" style:family="table-cell" style:data-style-name="Ndate"/>
+<style:style style:name="ceStamp" style:family="table-cell" style:data-style-name="Nstamp"/>
+</office:automatic-styles>
+<office:body><office:spreadsheet><table:table table:name="Timeline">
+<table:table-row><table:table-cell office:value-type="string"><text:p>first beacon</text:p></table:table-cell><table:table-cell table:style-name="ceDate" office:value-type="date" office:date-value="2026-03-14"><text:p>2026-03-14</text:p></table:table-cell></table:table-row>
+<table:table-row><table:table-cell office:value-type="string"><text:p>exfiltration</text:p></table:table-cell><table:table-cell table:style-name="ceStamp" office:value-type="date" office:date-value="2026-03-15T09:30:00"><text:p>15.03.2026 09:30</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="46095"><text:p>46095</text:p></table:table-cell></table:table-row>
+</table:table></office:spreadsheet></office:body></office:document>
+`;
+}
+
 const deMeta: DocumentMeta = {
   title: "Indikatoren Übersicht",
   creator: "Jana Groß",
@@ -72,6 +89,7 @@ function legacyOffice() {
       }),
       to: ["xls"],
     },
+    { source: "dates.fods", content: datesFods(), to: ["xls"] },
     {
       source: "slides.fodp",
       content: flatPresentation(esMeta, [
@@ -167,6 +185,14 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       assert.equal(analysis.created, "2024-05-06T07:08:09.000Z");
       assert.equal(analysis.extra.dc.creator, "Jana Groß");
       assert.equal(analysis.language, "de");
+    });
+
+    it("reads XLS dates as ISO 8601 from the cells' number formats, plain numbers as numbers", async () => {
+      const xls = (await legacyOffice())["dates.xls"] as Buffer;
+      const { body, analysis } = await extract(xls, "dates.bin");
+      assert.equal(analysis.type, "application/vnd.ms-excel");
+      assert.match(body.content, /first beacon\t2026-03-14\n/);
+      assert.match(body.content, /exfiltration\t2026-03-15 09:30:00\t46095/);
     });
 
     it("reads PPT: the text of every slide in order, without master prompts, and metadata", async () => {

@@ -1,8 +1,8 @@
 /**
  * Legacy Excel (BIFF8, and BIFF5 labels): the cells of every worksheet from the Workbook
  * stream's records — shared strings (SST, continued across CONTINUE records), labels, numbers
- * (NUMBER, RK, MULRK), booleans and cached formula results — each sheet under its name, one
- * tab-separated line per row.
+ * (NUMBER, RK, MULRK; dates, by their cell's number format, as ISO 8601), booleans and cached
+ * formula results — each sheet under its name, one tab-separated line per row.
  */
 import { TextDecoder } from "node:util";
 import { ParseFailure } from "../result.ts";
@@ -24,7 +24,31 @@ const R = {
   FORMULA: 0x0006,
   STRING: 0x0207,
   CODEPAGE: 0x0042,
+  FORMAT: 0x041e,
+  XF: 0x00e0,
+  DATEMODE: 0x0022,
 } as const;
+
+/** Built-in number formats that show dates or times ([MS-XLS] 2.4.126). */
+const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47]);
+
+/** A custom format shows a date or time when, outside quotes, brackets and escapes, it has d, m, y, h or s. */
+function isDateFormat(code: string): boolean {
+  const bare = code.replace(/"[^"]*"|\[[^\]]*\]|\\.|_.|\*./g, "");
+  return /[dmyhs]/i.test(bare) && !/^general$/i.test(bare.trim());
+}
+
+/** A serial date as ISO 8601 (date, date and time, or time alone). */
+function serialDate(serial: number, date1904: boolean, format: string): string {
+  const days = date1904 ? serial + 1462 : serial;
+  const ms = Math.round((days - 25569) * 86_400_000);
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime()) || days < 0) return show(serial);
+  const iso = d.toISOString();
+  if (serial < 1 && !date1904) return iso.slice(11, 19);
+  const hasTime = /[hs]/i.test(format.replace(/"[^"]*"|\[[^\]]*\]/g, "")) || serial % 1 !== 0;
+  return hasTime ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}` : iso.slice(0, 10);
+}
 
 interface Record_ {
   type: number;
@@ -162,6 +186,18 @@ export function readWorkbook(stream: Buffer): Workbook {
   let biff8 = true;
   let decoder = new TextDecoder("windows-1252");
   let pendingFormula: [number, number] | null = null;
+  const formats = new Map<number, string>();
+  const xfFormats: number[] = [];
+  let date1904 = false;
+  /** A number as the cell shows it: dates as dates, everything else as the number. */
+  const numberAt = (data: Buffer, xfOffset: number, value: number) => {
+    const ifmt = xfFormats[data.readUInt16LE(xfOffset)];
+    if (ifmt === undefined) return show(value);
+    const code = formats.get(ifmt);
+    if (code !== undefined ? isDateFormat(code) : BUILTIN_DATE_FORMATS.has(ifmt))
+      return serialDate(value, date1904, code ?? (ifmt >= 18 && ifmt <= 22 ? "h:mm" : "d"));
+    return show(value);
+  };
   const put = (data: Buffer, value: string) => {
     if (!sheet || data.length < 4) return;
     const row = data.readUInt16LE(0);
@@ -217,11 +253,21 @@ export function readWorkbook(stream: Buffer): Workbook {
       case R.RSTRING:
         put(data, unicodeString(data, 6, biff8, decoder));
         break;
+      case R.FORMAT:
+        if (biff8 && data.length >= 5)
+          formats.set(data.readUInt16LE(0), unicodeString(data, 2, true, decoder));
+        break;
+      case R.XF:
+        if (data.length >= 4) xfFormats.push(data.readUInt16LE(2));
+        break;
+      case R.DATEMODE:
+        date1904 = data.length >= 2 && data.readUInt16LE(0) === 1;
+        break;
       case R.NUMBER:
-        put(data, show(data.readDoubleLE(6)));
+        put(data, numberAt(data, 4, data.readDoubleLE(6)));
         break;
       case R.RK:
-        put(data, show(rkNumber(data.readUInt32LE(6))));
+        put(data, numberAt(data, 4, rkNumber(data.readUInt32LE(6))));
         break;
       case R.MULRK: {
         const row = data.readUInt16LE(0);
@@ -231,7 +277,7 @@ export function readWorkbook(stream: Buffer): Workbook {
           const cell = Buffer.alloc(4);
           cell.writeUInt16LE(row, 0);
           cell.writeUInt16LE(first + k, 2);
-          put(cell, show(rkNumber(data.readUInt32LE(4 + k * 6 + 2))));
+          put(cell, numberAt(data, 4 + k * 6, rkNumber(data.readUInt32LE(4 + k * 6 + 2))));
         }
         break;
       }
@@ -241,7 +287,7 @@ export function readWorkbook(stream: Buffer): Workbook {
       case R.FORMULA: {
         if (data.length < 14) break;
         const isSpecial = data.readUInt16LE(12) === 0xffff;
-        if (!isSpecial) put(data, show(data.readDoubleLE(6)));
+        if (!isSpecial) put(data, numberAt(data, 4, data.readDoubleLE(6)));
         else if (data[6] === 0) pendingFormula = [data.readUInt16LE(0), data.readUInt16LE(2)];
         else if (data[6] === 1) put(data, data[8] ? "TRUE" : "FALSE");
         break;
