@@ -168,6 +168,7 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       assert.equal(analysis.language, "fr");
       assert.equal(analysis.extra.dc.creator, "Équipe CERT");
       assert.equal(analysis.extra.dc.subject, "Logiciel espion");
+      assert.equal(analysis.extra.dc.last_modified_by, "Équipe CERT");
     });
 
     it("reads XLS: shared strings, numbers on every sheet, sheet names, metadata", async () => {
@@ -450,6 +451,20 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       );
       await assertParseError(hidden, "hidden.7z");
     });
+  });
+
+  it("names the streams of an OLE file of another kind and keeps its printable strings", async () => {
+    const cfb = CFB.utils.cfb_new();
+    CFB.utils.cfb_add(cfb, "/VisioDocument", Buffer.from("\u0000\u0001http://c2.example/stage2\u0000"));
+    CFB.utils.cfb_add(cfb, "/Macros/VBA/dir", Buffer.from([1, 2, 3]));
+    const { body, analysis } = await extract(
+      Buffer.from(CFB.write(cfb, { type: "buffer" }) as Uint8Array),
+      "x",
+    );
+    assert.equal(analysis.type, "application/x-cfb");
+    assert.ok(analysis.extra.ole.streams.includes("VisioDocument"), JSON.stringify(analysis.extra.ole));
+    assert.ok(analysis.extra.ole.streams.includes("Macros"));
+    assert.match(body.content, /http:\/\/c2\.example\/stage2/);
   });
 
   it("answers 200 with parse_error for malformed RTF, DOC, XLS, PPT, MSG and APK files", async () => {
