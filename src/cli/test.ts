@@ -19,6 +19,8 @@ export const TEST_SYSTEM_PACKAGES: string[] = [
   "tesseract-ocr", // optional OCR backend
   "tesseract-ocr-eng",
   "7zip", // 7z archive fixtures
+  "xorriso", // ISO 9660 image fixtures
+  "gcab", // CAB cabinet fixtures
   "ffmpeg", // tagged audio and video fixtures
   "libheif-examples", // heif-enc: HEIC fixtures (sharp cannot encode HEVC)
 ];

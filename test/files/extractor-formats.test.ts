@@ -18,7 +18,7 @@ import {
 } from "../helpers/libreoffice.ts";
 import { buildMsg } from "../helpers/msg.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
-import { sevenZipArchive } from "../helpers/sevenzip.ts";
+import { cabinet, isoImage, sevenZipArchive } from "../helpers/sevenzip.ts";
 import { storedZip } from "../helpers/zip.ts";
 
 const FR =
@@ -450,6 +450,29 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
         { password: "infected", encryptHeaders: true },
       );
       await assertParseError(hidden, "hidden.7z");
+    });
+  });
+
+  describe("disc images and cabinets", { skip: skipUnlessCommands("xorriso", "gcab") }, () => {
+    it("reads an ISO 9660 image and a CAB cabinet like archives, recursively", async () => {
+      const files = {
+        "docs/notiz.txt": DE,
+        "lisez-moi.txt": FR,
+        "inner.zip": storedZip({ "deep.txt": EN }),
+      };
+      for (const [kind, bytes, type] of [
+        ["iso", await isoImage(files, "EVIDENCE"), "application/x-iso9660-image"],
+        ["cab", await cabinet(files), "application/vnd.ms-cab-compressed"],
+      ] as const) {
+        const { body, analysis } = await extract(bytes, `image.${kind}.bin`);
+        assert.equal(analysis.type, type);
+        const names = analysis.extra.archive.entries.map((e: { name: string }) => e.name);
+        for (const n of ["docs/notiz.txt", "lisez-moi.txt", "inner.zip"])
+          assert.ok(names.includes(n), `${kind}: ${names}`);
+        assert.match(body.content, /Spionagesoftware/, kind);
+        assert.match(body.content, /logiciel espion/, kind);
+        assert.match(body.content, /spyware on the journalist/, `${kind}: the zip inside is read`);
+      }
     });
   });
 

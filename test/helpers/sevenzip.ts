@@ -1,4 +1,7 @@
-/** 7z archives written by Debian's 7zz (7zip package), in a temp folder removed afterwards. */
+/**
+ * Archives written by Debian's tools, each in a temp folder removed afterwards: 7z by 7zz
+ * (7zip), ISO 9660 images by xorriso, CAB cabinets by gcab.
+ */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -7,22 +10,46 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
-export async function sevenZipArchive(
+async function inTree(
   files: Record<string, Buffer | string>,
-  opts: { password?: string; encryptHeaders?: boolean } = {},
+  write: (src: string, out: string) => Promise<unknown>,
 ): Promise<Buffer> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "loupe-7z-"));
+  const dir = await mkdtemp(path.join(os.tmpdir(), "loupe-archive-"));
   try {
     const src = path.join(dir, "src");
     for (const [name, content] of Object.entries(files)) {
       await mkdir(path.dirname(path.join(src, name)), { recursive: true });
       await writeFile(path.join(src, name), content);
     }
-    const args = ["a", "-bd", "-y", "-t7z", "-mx=9"];
-    if (opts.password) args.push(`-p${opts.password}`, `-mhe=${opts.encryptHeaders ? "on" : "off"}`);
-    await run("7zz", [...args, path.join(dir, "out.7z"), "."], { cwd: src, timeout: 60_000 });
-    return await readFile(path.join(dir, "out.7z"));
+    const out = path.join(dir, "out.bin");
+    await write(src, out);
+    return await readFile(out);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** An ISO 9660 image with Joliet and Rock Ridge names, labelled `volume`. */
+export function isoImage(files: Record<string, Buffer | string>, volume: string): Promise<Buffer> {
+  return inTree(files, (src, out) =>
+    run("xorriso", ["-as", "mkisofs", "-quiet", "-J", "-R", "-V", volume, "-o", out, src], {
+      timeout: 60_000,
+    }),
+  );
+}
+
+/** A Microsoft cabinet, MSZIP-compressed. */
+export function cabinet(files: Record<string, Buffer | string>): Promise<Buffer> {
+  return inTree(files, (src, out) =>
+    run("gcab", ["-c", "-z", out, ...Object.keys(files)], { cwd: src, timeout: 60_000 }),
+  );
+}
+
+export function sevenZipArchive(
+  files: Record<string, Buffer | string>,
+  opts: { password?: string; encryptHeaders?: boolean } = {},
+): Promise<Buffer> {
+  const args = ["a", "-bd", "-y", "-t7z", "-mx=9"];
+  if (opts.password) args.push(`-p${opts.password}`, `-mhe=${opts.encryptHeaders ? "on" : "off"}`);
+  return inTree(files, (src, out) => run("7zz", [...args, out, "."], { cwd: src, timeout: 60_000 }));
 }

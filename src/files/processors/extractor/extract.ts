@@ -71,7 +71,11 @@ export async function extractBytes(
       ...(await describeArchive(readTar(bytes, limits), depth, limits, recurse)),
     };
   }
-  if (mime === "application/x-7z-compressed") {
+  if (
+    mime === "application/x-7z-compressed" ||
+    mime === "application/x-iso9660-image" ||
+    mime === "application/vnd.ms-cab-compressed"
+  ) {
     const listing = await readSevenZip(bytes, limits);
     return { type: mime, ...(await describeArchive(listing, depth, limits, recurse)) };
   }

@@ -1,5 +1,6 @@
 /**
- * 7z archives with 7z-wasm (7-Zip itself, compiled to WebAssembly, in memory). The listing
+ * 7z archives, ISO 9660 images and CAB cabinets with 7z-wasm (7-Zip itself, compiled to
+ * WebAssembly, in memory). The listing
  * (`7zz l -slt`) gives every entry's size before anything is unpacked; only entries that fit
  * in the entry count and the uncompressed-bytes budget are extracted, so a 7z bomb ends in a
  * partial result that says so. Encrypted entries are listed, never prompted for.
@@ -15,7 +16,8 @@ const OUT = "/out";
 
 interface Listed {
   path: string;
-  size: number;
+  /** null when the format does not say (a bare compressed stream): such an entry is never unpacked. */
+  size: number | null;
   folder: boolean;
   encrypted: boolean;
 }
@@ -46,7 +48,7 @@ function parseListing(lines: string[]): Listed[] {
     if (current.Path !== undefined) {
       entries.push({
         path: current.Path,
-        size: Number(current.Size) || 0,
+        size: current.Size ? Number(current.Size) : null,
         folder: (current.Folder ?? "") === "+" || (current.Attributes ?? "").startsWith("D"),
         encrypted: current.Encrypted === "+",
       });
@@ -100,10 +102,14 @@ export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promis
       truncated ??= `more than ${limits.maxArchiveEntries} entries`;
       break;
     }
-    const entry: ArchiveEntry = { name: e.folder ? `${e.path}/` : e.path, size: e.size };
+    const entry: ArchiveEntry = { name: e.folder ? `${e.path}/` : e.path, size: e.size ?? 0 };
     entries.push(entry);
     // Wildcard characters would make 7-Zip extract more than the name asked for.
     if (e.folder || e.encrypted || /[*?]/.test(e.path)) continue;
+    if (e.size === null || Number.isNaN(e.size)) {
+      truncated ??= `${e.path}: uncompressed size unknown, not unpacked`;
+      continue;
+    }
     if (total + e.size > limits.maxArchiveBytes) {
       truncated ??= `more than ${limits.maxArchiveBytes} uncompressed bytes`;
       continue;
