@@ -18,7 +18,7 @@ import {
 } from "../helpers/libreoffice.ts";
 import { buildMsg } from "../helpers/msg.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
-import { cabinet, isoImage, sevenZipArchive } from "../helpers/sevenzip.ts";
+import { cabinet, compressedStream, isoImage, sevenZipArchive, tarball } from "../helpers/sevenzip.ts";
 import { storedZip } from "../helpers/zip.ts";
 
 const FR =
@@ -436,6 +436,30 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       assert.equal(crowd.analysis.extra.archive.entries.length, 40);
     });
 
+    it("reads XZ and BZIP2 streams (a tar.xz, a text.bz2) and stops an XZ bomb at the byte budget", async () => {
+      const tarXz = await compressedStream(
+        await tarball({ "notes/notiz.txt": DE, "lisez-moi.txt": FR }),
+        "xz",
+      );
+      const xz = await extract(tarXz, "evidence.tar.xz");
+      assert.equal(xz.analysis.type, "application/x-xz");
+      assert.equal(xz.analysis.extra.archive.entries[0].name, "evidence.tar");
+      assert.equal(xz.analysis.extra.archive.entries[0].type, "application/x-tar");
+      assert.match(xz.body.content, /── notes\/notiz\.txt ──\nDie Ermittler/);
+      assert.match(xz.body.content, /logiciel espion/);
+
+      const bz2 = await extract(await compressedStream(ES, "bzip2"), "note.txt.bz2");
+      assert.equal(bz2.analysis.type, "application/x-bzip2");
+      assert.equal(bz2.body.content, ES);
+      assert.equal(bz2.analysis.language, "es");
+
+      const bomb = await compressedStream(Buffer.alloc(8_000_000), "xz");
+      assert.ok(bomb.length < 10_000, `bomb is ${bomb.length} bytes`);
+      const stopped = await extract(bomb, "zeros.xz");
+      assert.equal(stopped.body.success, true);
+      assert.match(stopped.analysis.extra.archive.truncated, /more than 2000000 uncompressed bytes/);
+    });
+
     it("lists encrypted entries without reading them, and refuses encrypted headers without hanging", async () => {
       const locked = await sevenZipArchive({ "secret.txt": EN }, { password: "infected" });
       const { body, analysis } = await extract(locked, "locked.7z");
@@ -518,5 +542,6 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
     );
     const archive = Buffer.concat([Buffer.from("377abcaf271c0004", "hex"), junk]);
     await assertParseError(archive, "broken.7z");
+    await assertParseError(Buffer.concat([Buffer.from("fd377a585a00", "hex"), junk]), "broken.xz");
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Archives written by Debian's tools, each in a temp folder removed afterwards: 7z by 7zz
- * (7zip), ISO 9660 images by xorriso, CAB cabinets by gcab.
+ * Archives written by Debian's tools, each in a temp folder removed afterwards: 7z, TAR, XZ and
+ * BZIP2 by 7zz (7zip), ISO 9660 images by xorriso, CAB cabinets by gcab.
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -52,4 +52,18 @@ export function sevenZipArchive(
   const args = ["a", "-bd", "-y", "-t7z", "-mx=9"];
   if (opts.password) args.push(`-p${opts.password}`, `-mhe=${opts.encryptHeaders ? "on" : "off"}`);
   return inTree(files, (src, out) => run("7zz", [...args, out, "."], { cwd: src, timeout: 60_000 }));
+}
+
+/** A POSIX tar of the files. */
+export function tarball(files: Record<string, Buffer | string>): Promise<Buffer> {
+  return inTree(files, (src, out) =>
+    run("7zz", ["a", "-bd", "-y", "-ttar", out, "."], { cwd: src, timeout: 60_000 }),
+  );
+}
+
+/** One file compressed as an XZ or BZIP2 stream. */
+export function compressedStream(content: Buffer | string, kind: "xz" | "bzip2"): Promise<Buffer> {
+  return inTree({ data: content }, (src, out) =>
+    run("7zz", ["a", "-bd", "-y", `-t${kind}`, out, "data"], { cwd: src, timeout: 60_000 }),
+  );
 }

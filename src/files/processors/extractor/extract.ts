@@ -17,7 +17,7 @@ import { extractOdf, extractOoxml } from "./formats/office.ts";
 import { extractOle } from "./formats/ole.ts";
 import { extractPdf } from "./formats/pdf.ts";
 import { extractRtf, isRtf } from "./formats/rtf.ts";
-import { readSevenZip } from "./formats/sevenzip.ts";
+import { readSevenZip, unpackStream } from "./formats/sevenzip.ts";
 import { tar } from "./formats/tar-type.ts";
 import { extractText, looksLikeText } from "./formats/text.ts";
 import type { Extracted, ExtractLimits } from "./result.ts";
@@ -53,14 +53,14 @@ export async function extractBytes(
   ) {
     return extractZipFamily(bytes, mime, depth, limits, recurse);
   }
-  if (mime === "application/gzip") {
-    const { data, truncated } = gunzipLimited(bytes, limits);
-    const inner = truncated
-      ? undefined
-      : await extractBytes(data, name.replace(/\.gz$/i, ""), depth + 1, limits);
+  if (mime === "application/gzip" || mime === "application/x-xz" || mime === "application/x-bzip2") {
+    const { data, truncated } =
+      mime === "application/gzip" ? gunzipLimited(bytes, limits) : await unpackStream(bytes, limits);
+    const innerName = name.replace(/\.(gz|xz|bz2)$/i, "");
+    const inner = truncated ? undefined : await extractBytes(data, innerName, depth + 1, limits);
     const archive = {
       entry_count: 1,
-      entries: [{ name: name.replace(/\.gz$/i, ""), size: data.length, type: inner?.type }],
+      entries: [{ name: innerName, size: data.length, type: inner?.type }],
       ...(truncated ? { truncated } : {}),
     };
     return { type: mime, text: inner?.text ?? "", extra: { ...(inner?.extra ?? {}), archive } };

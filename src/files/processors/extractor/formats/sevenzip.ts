@@ -1,6 +1,6 @@
 /**
- * 7z archives, ISO 9660 images and CAB cabinets with 7z-wasm (7-Zip itself, compiled to
- * WebAssembly, in memory). The listing
+ * 7z archives, ISO 9660 images, CAB cabinets, and XZ and BZIP2 streams with 7z-wasm (7-Zip
+ * itself, compiled to WebAssembly, in memory). The listing
  * (`7zz l -slt`) gives every entry's size before anything is unpacked; only entries that fit
  * in the entry count and the uncompressed-bytes budget are extracted, so a 7z bomb ends in a
  * partial result that says so. Encrypted entries are listed, never prompted for.
@@ -131,4 +131,48 @@ export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promis
     }
   }
   return { entries, truncated };
+}
+
+/**
+ * A single compressed stream (XZ, BZIP2), which states no uncompressed size: 7-Zip writes it to
+ * stdout, byte by byte into our buffer, and is stopped by a write error at the bytes budget.
+ */
+export async function unpackStream(
+  bytes: Buffer,
+  limits: ExtractLimits,
+): Promise<{ data: Buffer; truncated: string | null }> {
+  const chunks: Buffer[] = [];
+  let chunk = Buffer.alloc(1 << 16);
+  let used = 0;
+  let total = 0;
+  let overBudget = false;
+  const output: string[] = [];
+  const keep = (line: string) => {
+    if (output.length < 100) output.push(line);
+  };
+  const sz = await SevenZip({
+    print: keep,
+    printErr: keep,
+    stdin: () => null,
+    stdout: (byte: number) => {
+      if (total >= limits.maxArchiveBytes) {
+        overBudget = true;
+        throw new Error("over the budget"); // 7-Zip sees a write error and stops
+      }
+      chunk[used++] = byte;
+      total++;
+      if (used === chunk.length) {
+        chunks.push(chunk);
+        chunk = Buffer.alloc(Math.min(chunk.length * 2, 1 << 24));
+        used = 0;
+      }
+    },
+  } as never);
+  sz.FS.writeFile(ARCHIVE, bytes);
+  const code = run(sz, output, ["e", "-so", "-pLOUPE", ARCHIVE]);
+  if (overBudget)
+    return { data: Buffer.alloc(0), truncated: `more than ${limits.maxArchiveBytes} uncompressed bytes` };
+  if (code !== 0) throw new ParseFailure(`unreadable compressed stream: ${problem(output)}`);
+  chunks.push(chunk.subarray(0, used));
+  return { data: Buffer.concat(chunks), truncated: null };
 }
