@@ -101,6 +101,48 @@ function legacyOffice() {
   ]);
 }
 
+/** A Packager (`\x01Ole10Native`) stream: size, flags, label, source path, reserved, temp path, data. */
+function ole10Native(label: string, data: Buffer): Buffer {
+  const z = (s: string) => Buffer.from(`${s}\0`, "latin1");
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    return b;
+  };
+  const temp = z(`C:\\Users\\x\\AppData\\Local\\Temp\\${label}`);
+  const body = Buffer.concat([
+    Buffer.from([2, 0]),
+    z(label),
+    z(`C:\\Users\\x\\Desktop\\${label}`),
+    u32(0x00030000),
+    u32(temp.length),
+    temp,
+    u32(data.length),
+    data,
+  ]);
+  return Buffer.concat([u32(body.length), body]);
+}
+
+/** The DOC with a packaged file, a whole workbook in its ObjectPool and a VBA project added, as Word stores them. */
+function docWithEmbedded(doc: Buffer, xls: Buffer, packaged: { label: string; data: Buffer }): Buffer {
+  const container = CFB.read(doc, { type: "buffer" });
+  CFB.utils.cfb_add(
+    container,
+    "/ObjectPool/_1234567/\u0001Ole10Native",
+    ole10Native(packaged.label, packaged.data),
+  );
+  const workbook = CFB.read(xls, { type: "buffer" });
+  const root = workbook.FullPaths[0] ?? "";
+  workbook.FullPaths.forEach((p, i) => {
+    const e = workbook.FileIndex[i];
+    if (e?.type === 2 && e.content && !p.endsWith("Sh33tJ5"))
+      CFB.utils.cfb_add(container, `/ObjectPool/_7654321/${p.slice(root.length)}`, e.content);
+  });
+  CFB.utils.cfb_add(container, "/Macros/VBA/dir", Buffer.from([1, 0, 0]));
+  CFB.utils.cfb_add(container, "/Macros/VBA/ThisDocument", Buffer.from("Sub AutoOpen()\r\nEnd Sub"));
+  return Buffer.from(CFB.write(container, { type: "buffer" }) as Uint8Array);
+}
+
 /** An OLE container holding one named stream of junk: the right type, an unreadable body. */
 function oleWith(stream: string, junk: Buffer): Buffer {
   const cfb = CFB.utils.cfb_new();
@@ -169,6 +211,28 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       assert.equal(analysis.extra.dc.creator, "Équipe CERT");
       assert.equal(analysis.extra.dc.subject, "Logiciel espion");
       assert.equal(analysis.extra.dc.last_modified_by, "Équipe CERT");
+    });
+
+    it("lists a DOC's embedded objects — a packaged file, a workbook — reads their text, flags macros", async () => {
+      const files = await legacyOffice();
+      const doc = docWithEmbedded(files["report.doc"] as Buffer, files["sheet.xls"] as Buffer, {
+        label: "facture.txt",
+        data: Buffer.from(EN),
+      });
+      const { body, analysis } = await extract(doc, "with-objects.doc");
+      assert.equal(analysis.type, "application/msword");
+      assert.match(body.content, /Les enquêteurs ont trouvé/);
+      assert.equal(analysis.extra.ole.macros, true);
+      const embedded = analysis.extra.ole.embedded as Array<{ name: string; type?: string; size: number }>;
+      assert.deepEqual(
+        embedded.map((e) => [e.name, e.type]),
+        [
+          ["facture.txt", "text/plain"],
+          ["ObjectPool/_7654321", "application/vnd.ms-excel"],
+        ],
+      );
+      assert.match(body.content, /── facture\.txt ──\nThe investigators found the spyware/);
+      assert.match(body.content, /── ObjectPool\/_7654321 ──\nIndikatoren\nDie Ermittler/);
     });
 
     it("reads XLS: shared strings, numbers on every sheet, sheet names, metadata", async () => {

@@ -7,8 +7,10 @@
 import * as CFB from "cfb";
 import WordExtractor from "word-extractor";
 import { type Extracted, type ExtractLimits, normaliseWhitespace, ParseFailure } from "../result.ts";
+import { type ArchiveEntry, describeArchive } from "./archive.ts";
 import { printableStrings } from "./binary.ts";
 import { extractMsg } from "./msg.ts";
+import { embeddedObjects, hasMacros } from "./ole-embedded.ts";
 import { summaryMetadata } from "./ole-properties.ts";
 import { readPresentation } from "./ppt.ts";
 import { readWorkbook } from "./xls.ts";
@@ -22,8 +24,11 @@ export const OLE_TYPES = {
   msg: "application/vnd.ms-outlook",
 } as const;
 
+/** A stream directly under the root storage (embedded documents have streams of the same names deeper). */
 const streamOf = (container: CFB.CFB$Container, name: string): Buffer | undefined => {
-  const entry = container.FileIndex.find((e) => e.type === 2 && e.name === name);
+  const root = container.FullPaths[0] ?? "";
+  const index = container.FullPaths.indexOf(root + name);
+  const entry = index >= 0 ? container.FileIndex[index] : undefined;
   if (!entry?.content) return undefined;
   const c = entry.content as Uint8Array;
   return Buffer.from(c.buffer, c.byteOffset, c.byteLength);
@@ -79,6 +84,23 @@ export async function extractOle(
     },
   });
 
+  const result = await readOffice(container, bytes, names, withMetadata, limits);
+  return withEmbedded(result, container, depth, limits, recurse);
+}
+
+type WithMetadata = (
+  type: string,
+  text: string,
+  office?: Record<string, unknown>,
+) => Extracted & { type: string };
+
+async function readOffice(
+  container: CFB.CFB$Container,
+  bytes: Buffer,
+  names: Set<string>,
+  withMetadata: WithMetadata,
+  limits: ExtractLimits,
+): Promise<Extracted & { type: string }> {
   if (names.has("WordDocument")) {
     let doc: Awaited<ReturnType<WordExtractor["extract"]>>;
     try {
@@ -111,4 +133,41 @@ export async function extractOle(
   // Another OLE file (MSI, Visio, Works…): its stream names, metadata and printable strings.
   const other = withMetadata("application/x-cfb", printableStrings(bytes, limits.maxChars));
   return { ...other, extra: { ...other.extra, ole: { streams: [...names].sort() } } };
+}
+
+/** Adds the embedded objects (listed, their text read one level deeper) and the macro flag. */
+async function withEmbedded(
+  result: Extracted & { type: string },
+  container: CFB.CFB$Container,
+  depth: number,
+  limits: ExtractLimits,
+  recurse: Recurse,
+): Promise<Extracted & { type: string }> {
+  const objects = embeddedObjects(container);
+  const macros = hasMacros(container);
+  if (objects.length === 0 && !macros) return result;
+  const ole: Record<string, unknown> = { ...(result.extra.ole ?? {}) };
+  if (macros) ole.macros = true;
+  let text = result.text;
+  if (objects.length > 0) {
+    const entries: ArchiveEntry[] = [];
+    let truncated: string | null = null;
+    let total = 0;
+    for (const o of objects) {
+      if (entries.length >= limits.maxArchiveEntries) {
+        truncated = `more than ${limits.maxArchiveEntries} embedded objects`;
+        break;
+      }
+      const fits = total + o.bytes.length <= limits.maxArchiveBytes;
+      if (fits) total += o.bytes.length;
+      else truncated ??= `more than ${limits.maxArchiveBytes} bytes of embedded objects`;
+      entries.push({ name: o.name, size: o.bytes.length, ...(fits ? { bytes: o.bytes } : {}) });
+    }
+    const described = await describeArchive({ entries, truncated }, depth, limits, recurse);
+    const archive = described.extra.archive as { entries: unknown[]; truncated?: string };
+    ole.embedded = archive.entries;
+    if (archive.truncated) ole.embedded_truncated = archive.truncated;
+    if (described.text.trim()) text = `${text}\n\n${described.text}`;
+  }
+  return { ...result, text, extra: { ...result.extra, ole } };
 }
