@@ -374,6 +374,41 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
     assert.equal(analysis.extra.mail.attachment_count, 0);
   });
 
+  it("reads a forwarded message attached to an MSG: its headers, body and its own attachments", async () => {
+    const phish = {
+      subject: "Votre facture impayée",
+      senderName: "Service Clients",
+      senderEmail: "billing@paypa1.example",
+      recipients: [{ name: "Luc", email: "luc@example.org", kind: "to" as const }],
+      body: FR,
+      sent: new Date("2026-05-01T08:00:00Z"),
+      attachments: [{ fileName: "facture.txt", mimeType: "text/plain", content: Buffer.from(DE) }],
+    };
+    const report = buildMsg({
+      subject: "Fwd: suspicious invoice",
+      senderName: "Luc",
+      senderEmail: "luc@example.org",
+      recipients: [{ name: "CERT", email: "cert@example.org", kind: "to" }],
+      body: EN,
+      sent: new Date("2026-05-01T09:00:00Z"),
+      attachments: [{ fileName: "Votre facture impayée.msg", message: phish }],
+    });
+    const { body, analysis } = await extract(report, "report.msg");
+    assert.equal(analysis.type, "application/vnd.ms-outlook");
+    assert.equal(analysis.title, "Fwd: suspicious invoice");
+    const [attached] = analysis.extra.mail.attachments;
+    assert.equal(attached.type, "application/vnd.ms-outlook");
+    assert.equal(attached.date, "2026-05-01T08:00:00.000Z");
+    assert.equal(attached.mail.subject, "Votre facture impayée");
+    assert.equal(attached.mail.from, '"Service Clients" <billing@paypa1.example>');
+    assert.equal(attached.mail.attachments[0].filename, "facture.txt");
+    assert.equal(attached.mail.attachments[0].type, "text/plain");
+    assert.ok(body.content.startsWith(EN), body.content);
+    assert.match(body.content, /Votre facture impayée\n"Service Clients" <billing@paypa1\.example>/);
+    assert.match(body.content, /Les enquêteurs ont trouvé/);
+    assert.match(body.content, /── attachment facture\.txt ──\nDie Ermittler/);
+  });
+
   it("reads an MSG whose body is only compressed RTF encapsulating HTML", async () => {
     const escaped = [...FR]
       .map((ch) => (ch.charCodeAt(0) < 0x80 ? ch : `\\'${ch.charCodeAt(0).toString(16)}`))

@@ -13,11 +13,10 @@ export interface MsgRecipient {
   kind: "to" | "cc";
 }
 
-export interface MsgAttachment {
-  fileName: string;
-  mimeType: string;
-  content: Buffer;
-}
+export type MsgAttachment =
+  | { fileName: string; mimeType: string; content: Buffer }
+  /** An attached message (a forwarded mail), stored as an embedded message object. */
+  | { fileName: string; message: MsgSpec };
 
 export interface MsgSpec {
   subject: string;
@@ -90,11 +89,16 @@ function addObject(
 
 export function buildMsg(spec: MsgSpec): Buffer {
   const cfb = CFB.utils.cfb_new();
-  // Named-property mapping: present (empty) in every message.
+  // Named-property mapping: present (empty) in every top-level message.
   CFB.utils.cfb_add(cfb, "/__nameid_version1.0/__substg1.0_00020102", Buffer.alloc(0));
   CFB.utils.cfb_add(cfb, "/__nameid_version1.0/__substg1.0_00030102", Buffer.alloc(0));
   CFB.utils.cfb_add(cfb, "/__nameid_version1.0/__substg1.0_00040102", Buffer.alloc(0));
+  addMessage(cfb, "/", spec, true);
+  return Buffer.from(CFB.write(cfb, { type: "buffer" }) as Uint8Array);
+}
 
+/** A message's properties, recipients and attachments under `root` (the root storage, or an embedded message's). */
+function addMessage(cfb: CFB.CFB$Container, root: string, spec: MsgSpec, topLevel: boolean) {
   const displayOf = (kind: "to" | "cc") =>
     spec.recipients
       .filter((r) => r.kind === kind)
@@ -122,16 +126,17 @@ export function buildMsg(spec: MsgSpec): Buffer {
     { id: 0x0e07, type: PT_LONG, value: long(spec.attachments.length ? 0x10 : 0) }, // PidTagMessageFlags
     { id: 0x0e1b, type: PT_BOOLEAN, value: long(spec.attachments.length ? 1 : 0) }, // PidTagHasAttachments
   ];
-  // Top-level header: 8 reserved, next recipient id, next attachment id, recipient count, attachment count, 8 reserved.
-  const header = Buffer.alloc(32);
+  // Header: 8 reserved, next recipient id, next attachment id, recipient count, attachment count,
+  // then 8 more reserved bytes in a top-level message only.
+  const header = Buffer.alloc(topLevel ? 32 : 24);
   header.writeUInt32LE(spec.recipients.length, 8);
   header.writeUInt32LE(spec.attachments.length, 12);
   header.writeUInt32LE(spec.recipients.length, 16);
   header.writeUInt32LE(spec.attachments.length, 20);
-  addObject(cfb, "/", header, fixed, variable);
+  addObject(cfb, root, header, fixed, variable);
 
   spec.recipients.forEach((r, i) => {
-    const dir = `/__recip_version1.0_#${i.toString(16).toUpperCase().padStart(8, "0")}/`;
+    const dir = `${root}__recip_version1.0_#${i.toString(16).toUpperCase().padStart(8, "0")}/`;
     addObject(
       cfb,
       dir,
@@ -149,7 +154,25 @@ export function buildMsg(spec: MsgSpec): Buffer {
     );
   });
   spec.attachments.forEach((a, i) => {
-    const dir = `/__attach_version1.0_#${i.toString(16).toUpperCase().padStart(8, "0")}/`;
+    const dir = `${root}__attach_version1.0_#${i.toString(16).toUpperCase().padStart(8, "0")}/`;
+    if ("message" in a) {
+      addObject(
+        cfb,
+        dir,
+        Buffer.alloc(8),
+        [
+          { id: 0x3705, type: PT_LONG, value: long(5) }, // PidTagAttachMethod: embedded message
+          { id: 0x0e21, type: PT_LONG, value: long(i) },
+        ],
+        [
+          { id: 0x3001, type: PT_UNICODE, value: utf16(a.fileName) },
+          { id: 0x3707, type: PT_UNICODE, value: utf16(a.fileName) },
+        ],
+      );
+      // PidTagAttachDataObject: the message's own storage.
+      addMessage(cfb, `${dir}__substg1.0_3701000D/`, a.message, false);
+      return;
+    }
     addObject(
       cfb,
       dir,
@@ -168,7 +191,6 @@ export function buildMsg(spec: MsgSpec): Buffer {
       ],
     );
   });
-  return Buffer.from(CFB.write(cfb, { type: "buffer" }) as Uint8Array);
 }
 
 /** The dictionary every compressed RTF starts with ([MS-OXRTFCP] 2.1.3.1.1), 207 bytes. */

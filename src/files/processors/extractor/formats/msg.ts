@@ -114,42 +114,71 @@ export async function extractMsg(
     throw new ParseFailure(`unreadable Outlook message: ${err instanceof Error ? err.message : err}`);
   }
   if (fields.error) throw new ParseFailure(`unreadable Outlook message: ${fields.error}`);
-  const texts = [bodyText(fields)];
-  const attachments: Array<Record<string, unknown>> = [];
-  let totalBytes = 0;
-  for (const a of (fields.attachments ?? []).slice(0, limits.maxArchiveEntries)) {
-    const name = a.fileName ?? a.fileNameShort ?? a.name ?? "attachment";
-    const info: Record<string, unknown> = { filename: name, content_type: a.attachMimeTag ?? null };
-    if (a.innerMsgContent && a.innerMsgContentFields) {
-      // An attached message: its subject and body, as text.
-      const inner = a.innerMsgContentFields;
-      info.type = "application/vnd.ms-outlook";
-      info.subject = inner.subject ?? null;
-      const body = bodyText(inner);
-      if (body.trim()) texts.push(`── attachment ${name} ──\n${inner.subject ?? ""}\n${body}`);
-      attachments.push(info);
-      continue;
-    }
-    info.size = a.contentLength ?? null;
-    if (depth + 1 <= limits.maxDepth && totalBytes + (a.contentLength ?? 0) <= limits.maxArchiveBytes) {
-      try {
-        const content = Buffer.from(reader.getAttachment(a).content);
-        totalBytes += content.length;
-        info.size = content.length;
-        const inner = await recurse(content, name, depth + 1);
-        info.type = inner.type;
-        if (inner.text.trim()) texts.push(`── attachment ${name} ──\n${inner.text}`);
-      } catch (err) {
-        info.error = err instanceof Error ? err.message : String(err);
-      }
-    }
-    attachments.push(info);
-  }
+  const budget = { bytes: limits.maxArchiveBytes };
+  const { texts, attachments } = await readAttachments(fields, reader, depth, limits, recurse, budget);
   const date = fields.clientSubmitTime ?? fields.messageDeliveryTime ?? fields.creationTime;
   return {
-    text: texts.filter((t) => t.trim()).join("\n\n"),
+    text: [bodyText(fields), ...texts].filter((t) => t.trim()).join("\n\n"),
     title: fields.subject ?? null,
     created: isoDate(date),
     extra: { mail: headersOf(fields, attachments) },
   };
+}
+
+type Attachments = { texts: string[]; attachments: Array<Record<string, unknown>> };
+
+/**
+ * The attachments of a message (or of a message attached to it, recursively): listed, and the
+ * text of each read one level deeper, within the depth, the entry count and a byte budget shared
+ * by the whole message. An attached message gives its headers, body and its own attachments.
+ */
+async function readAttachments(
+  fields: FieldsData,
+  reader: InstanceType<typeof MsgReader>,
+  depth: number,
+  limits: ExtractLimits,
+  recurse: Recurse,
+  budget: { bytes: number },
+): Promise<Attachments> {
+  const texts: string[] = [];
+  const attachments: Array<Record<string, unknown>> = [];
+  for (const a of (fields.attachments ?? []).slice(0, limits.maxArchiveEntries)) {
+    const name = a.fileName ?? a.fileNameShort ?? a.name ?? "attachment";
+    const info: Record<string, unknown> = { filename: name, content_type: a.attachMimeTag ?? null };
+    attachments.push(info);
+    if (depth + 1 > limits.maxDepth) continue;
+    if (a.innerMsgContent && a.innerMsgContentFields) {
+      const inner = a.innerMsgContentFields;
+      info.type = "application/vnd.ms-outlook";
+      const nested = await readAttachments(inner, reader, depth + 1, limits, recurse, budget);
+      info.mail = headersOf(inner, nested.attachments);
+      const sent = isoDate(inner.clientSubmitTime ?? inner.messageDeliveryTime ?? inner.creationTime);
+      if (sent) info.date = sent;
+      const heading = [
+        inner.subject,
+        person(inner.senderName, inner.senderSmtpAddress || inner.senderEmail),
+        sent,
+      ]
+        .filter(Boolean)
+        .join("\n");
+      texts.push(`── attachment ${name} ──\n${heading}\n${bodyText(inner)}`, ...nested.texts);
+      continue;
+    }
+    info.size = a.contentLength ?? null;
+    if ((a.contentLength ?? 0) > budget.bytes) {
+      info.error = "not read: over the archive bytes budget";
+      continue;
+    }
+    try {
+      const content = Buffer.from(reader.getAttachment(a).content);
+      budget.bytes -= content.length;
+      info.size = content.length;
+      const inner = await recurse(content, name, depth + 1);
+      info.type = inner.type;
+      if (inner.text.trim()) texts.push(`── attachment ${name} ──\n${inner.text}`);
+    } catch (err) {
+      info.error = err instanceof Error ? err.message : String(err);
+    }
+  }
+  return { texts, attachments };
 }
