@@ -35,12 +35,12 @@ const xmlEscape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
 /** A text document with a header, a footer and a footnote (flatText has none of them). */
 function reportFodt(): string {
   return `<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xlink="http://www.w3.org/1999/xlink" office:version="1.3" office:mimetype="application/vnd.oasis.opendocument.text">
 <office:meta><dc:title>Rapport d'enquête</dc:title><dc:subject>Logiciel espion</dc:subject><meta:initial-creator>Équipe CERT</meta:initial-creator><dc:creator>Équipe CERT</dc:creator><meta:creation-date>2026-03-14T09:30:00</meta:creation-date><dc:language>fr-FR</dc:language></office:meta>
 <office:styles><style:default-style style:family="paragraph"><style:text-properties fo:language="fr" fo:country="FR"/></style:default-style></office:styles>
 <office:automatic-styles><style:page-layout style:name="pm1"/></office:automatic-styles>
 <office:master-styles><style:master-page style:name="Standard" style:page-layout-name="pm1"><style:header><text:p>En-tête confidentiel</text:p></style:header><style:footer><text:p>Pied de page TLP:AMBER</text:p></style:footer></style:master-page></office:master-styles>
-<office:body><office:text><text:p>${xmlEscape(FR)}<text:note text:id="n1" text:note-class="footnote"><text:note-citation>1</text:note-citation><text:note-body><text:p>Note de bas de page sur Zürich.</text:p></text:note-body></text:note></text:p><text:p>${xmlEscape(GREEK)} Symbole ☃.</text:p></office:text></office:body></office:document>
+<office:body><office:text><text:p>${xmlEscape(FR)}<text:note text:id="n1" text:note-class="footnote"><text:note-citation>1</text:note-citation><text:note-body><text:p>Note de bas de page sur Zürich.</text:p></text:note-body></text:note></text:p><text:p>${xmlEscape(GREEK)} Symbole ☃. Voir <text:a xlink:type="simple" xlink:href="https://c2.example/login?id=7">le portail</text:a>.</text:p></office:text></office:body></office:document>
 `;
 }
 
@@ -194,6 +194,8 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       assert.equal(analysis.language, "fr");
       assert.equal(analysis.extra.dc.creator, "Équipe CERT");
       assert.equal(analysis.extra.dc.subject, "Logiciel espion");
+      assert.match(body.content, /Voir le portail\./);
+      assert.deepEqual(analysis.extra.rtf.links, ["https://c2.example/login?id=7"]);
     });
 
     it("reads DOC: body, headers, footers, footnotes and the summary information", async () => {
@@ -342,6 +344,9 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       "{\\pict\\pngblip 89504e470d0a1a0a}",
       "{\\*\\objdata \\bin4 \\}{}}",
       "{\\*\\generator Hand 1.0;}",
+      '{\\field{\\*\\fldinst INCLUDEPICTURE \\\\d "http://203.0.113.9/t.png" \\\\* MERGEFORMAT}{\\fldrslt }}',
+      '{\\field{\\*\\fldinst HYPERLINK \\\\l "bookmark1"}{\\fldrslt inside}}',
+      "{\\object\\objemb{\\*\\objclass Equation.3}{\\*\\objdata 01050000}{\\result {\\pict 89}}}",
       "\\uc1 Unicode: \\u-1279?le, \\u8364\\'88 and a tab\\tab end.\\par",
       "}",
     ].join("\n");
@@ -355,6 +360,9 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
     assert.equal(analysis.created, "2025-02-03T04:05:00.000Z");
     assert.equal(analysis.language, "ru");
     assert.equal(analysis.extra.rtf.codepage, 1251);
+    assert.deepEqual(analysis.extra.rtf.links, ["http://203.0.113.9/t.png"]);
+    assert.deepEqual(analysis.extra.rtf.object_classes, ["Equation.3"]);
+    assert.match(body.content, /inside/);
   });
 
   it("reads an MSG with only an HTML body", async () => {

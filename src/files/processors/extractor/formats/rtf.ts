@@ -135,6 +135,7 @@ export function extractRtf(bytes: Buffer): Extracted {
   let starred = false; // the previous token was \* opening a group
   let groupStarted = false; // the previous token opened a group: the next control word may name a destination
   let depth = 0;
+  let captured = 0;
 
   const codepage = () => fontCodepage.get(state.font) ?? ansiCodepage;
   const emit = (s: string) => {
@@ -197,6 +198,7 @@ export function extractRtf(bytes: Buffer): Extracted {
           if (wasGroupStart) {
             state.skip = true;
             starred = true;
+            groupStarted = true; // the destination's word follows
           }
           continue;
         }
@@ -251,6 +253,11 @@ export function extractRtf(bytes: Buffer): Extracted {
       } else if (wasGroupStart && word === "fonttbl") {
         state.skip = true;
         state.fontTable = true;
+      } else if (wasGroupStart && (word === "fldinst" || word === "objclass")) {
+        // Not text, but what investigators look for: link targets, remote templates, OLE classes.
+        state.skip = true;
+        state.info = `${word}:${captured++}`;
+        info[state.info] = "";
       } else if (wasGroupStart && SKIPPED.has(word)) state.skip = true;
       else if (wasGroupStart && word === "info") {
         state.skip = true;
@@ -315,7 +322,22 @@ export function extractRtf(bytes: Buffer): Extracted {
     if (key === "created") created = iso;
     else extra.dc = { ...extra.dc, [key]: iso };
   }
-  extra.rtf = { codepage: ansiCodepage };
+  const captures = (kind: string) =>
+    Object.entries(info)
+      .filter(([k]) => k.startsWith(`${kind}:`))
+      .map(([, v]) => v.trim());
+  // HYPERLINK "url", INCLUDEPICTURE "url", INCLUDETEXT "url" (\l marks a bookmark, not a URL).
+  const links = captures("fldinst").flatMap((f) =>
+    [...f.matchAll(/\b(HYPERLINK|INCLUDEPICTURE|INCLUDETEXT)\s+(?:\\[a-km-z]\s+)*"([^"]+)"/gi)].map(
+      (m) => m[2] as string,
+    ),
+  );
+  const objects = captures("objclass").filter(Boolean);
+  extra.rtf = {
+    codepage: ansiCodepage,
+    ...(links.length ? { links: [...new Set(links)] } : {}),
+    ...(objects.length ? { object_classes: [...new Set(objects)] } : {}),
+  };
   return {
     text: normaliseWhitespace(out.join("")),
     title: (extra.dc?.title as string | undefined) ?? null,
