@@ -17,6 +17,7 @@ import {
   flatSpreadsheet,
 } from "../helpers/libreoffice.ts";
 import { buildMsg } from "../helpers/msg.ts";
+import { fastSaveEdit } from "../helpers/ppt.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 import { cabinet, compressedStream, isoImage, sevenZipArchive, tarball } from "../helpers/sevenzip.ts";
 import { storedZip } from "../helpers/zip.ts";
@@ -278,6 +279,20 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
       assert.equal(analysis.created, "2025-12-01T10:00:00.000Z");
       assert.equal(analysis.extra.dc.creator, "Ana Núñez");
       assert.equal(analysis.language, "es");
+    });
+
+    it("reads the current version of a fast-saved PPT, not the superseded slide still in the file", async () => {
+      const ppt = (await legacyOffice())["slides.ppt"] as Buffer;
+      const edited = fastSaveEdit(ppt, "Conclusiones", "Revisado hoy");
+      assert.ok(
+        edited.includes(Buffer.from("Conclusiones", "utf16le")),
+        "the old slide is still in the file",
+      );
+      const { body, analysis } = await extract(edited, "edited.ppt");
+      assert.equal(analysis.type, "application/vnd.ms-powerpoint");
+      assert.match(body.content, /Revisado hoy\nEl teléfono estaba comprometido/);
+      assert.doesNotMatch(body.content, /Conclusiones/);
+      assert.equal(analysis.extra.office.slides, 2);
     });
 
     it("reads an Outlook MSG: headers, body, attachments and the text of an attached DOC", async () => {

@@ -127,7 +127,7 @@ async function readOffice(
   }
   const presentation = streamOf(container, "PowerPoint Document");
   if (presentation) {
-    const { text, slides } = readPresentation(presentation);
+    const { text, slides } = readPresentation(presentation, streamOf(container, "Current User"));
     return withMetadata(OLE_TYPES.ppt, text, { slides });
   }
   // Another OLE file (MSI, Visio, Works…): its stream names, metadata and printable strings.
