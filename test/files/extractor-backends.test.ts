@@ -9,12 +9,11 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
 import {
-  postFile,
+  extractOk,
   startFilesServer,
   type TestFilesServer,
   waitForNoLeftovers,
 } from "../helpers/files-server.ts";
-import { json } from "../helpers/json.ts";
 import { convertWithLibreOffice, flatText } from "../helpers/libreoffice.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
@@ -29,13 +28,7 @@ function renderedText(lines: string[]): Promise<Buffer> {
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
 
-async function extract(server: TestFilesServer, bytes: Uint8Array | string, name = "upload.bin") {
-  const res = await postFile(`${server.url}/analyzer/extractor`, bytes, name);
-  assert.equal(res.status, 200);
-  const body = await json(res);
-  assert.equal(body.success, true, JSON.stringify(body.processors.extractor));
-  return { content: body.content as string, analysis: body.processors.extractor.analysis };
-}
+const extract = extractOk;
 
 describe("OCR backend (OCR=1, tesseract)", {
   skip: skipUnlessCommands("tesseract", "pdftoppm", "soffice"),

@@ -8,8 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import * as CFB from "cfb";
 import { type AxmlElement, buildApk } from "../helpers/apk.ts";
-import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
-import { json } from "../helpers/json.ts";
+import { extractFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import {
   convertWithLibreOffice,
   type DocumentMeta,
@@ -162,12 +161,7 @@ describe("POST /analyzer/extractor: RTF, legacy Office, MSG, APK, 7z", () => {
   });
   after(() => server.close());
 
-  async function extract(bytes: Uint8Array | string, name = "upload.bin") {
-    const res = await postFile(`${server.url}/analyzer/extractor`, bytes, name);
-    assert.equal(res.status, 200);
-    const body = await json(res);
-    return { body, entry: body.processors.extractor, analysis: body.processors.extractor.analysis };
-  }
+  const extract = (bytes: Uint8Array | string, name?: string) => extractFile(server, bytes, name);
 
   async function assertParseError(bytes: Uint8Array | string, name: string) {
     const { body, entry } = await extract(bytes, name);

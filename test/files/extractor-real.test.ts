@@ -7,8 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
 import { extractImage } from "../../src/files/processors/extractor/formats/image.ts";
-import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
-import { json } from "../helpers/json.ts";
+import { extractOk, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import {
   convertWithLibreOffice,
   type DocumentMeta,
@@ -103,13 +102,7 @@ describe("extractor on files made by real producers", () => {
   });
   after(() => server.close());
 
-  async function extract(bytes: Uint8Array | string, name = "upload.bin") {
-    const res = await postFile(`${server.url}/analyzer/extractor`, bytes, name);
-    assert.equal(res.status, 200);
-    const body = await json(res);
-    assert.equal(body.success, true, JSON.stringify(body.processors.extractor));
-    return { content: body.content as string, analysis: body.processors.extractor.analysis };
-  }
+  const extract = (bytes: Uint8Array | string, name?: string) => extractOk(server, bytes, name);
 
   describe("office documents written by LibreOffice", {
     skip: skipUnlessCommands("soffice", "pdfinfo"),

@@ -9,7 +9,7 @@ import {
   simplePdf,
   taggedWav,
 } from "../helpers/documents.ts";
-import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
+import { extractFile, postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
 import { storedZip } from "../helpers/zip.ts";
 
@@ -26,12 +26,7 @@ describe("POST /analyzer/extractor", () => {
   });
   after(() => server.close());
 
-  async function extract(bytes: Uint8Array | string, name = "upload.bin") {
-    const res = await postFile(`${server.url}/analyzer/extractor`, bytes, name);
-    assert.equal(res.status, 200);
-    const body = await json(res);
-    return { body, entry: body.processors.extractor, analysis: body.processors.extractor.analysis };
-  }
+  const extract = (bytes: Uint8Array | string, name?: string) => extractFile(server, bytes, name);
 
   it("reads a PDF: text, title, author, creation date, page count", async () => {
     const pdf = simplePdf(EN, { title: "Field report", author: "CERT team", created: "D:20260314093000Z" });

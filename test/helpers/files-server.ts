@@ -1,4 +1,5 @@
 /** Starts a real files service on a random loopback port, with its own temp folder. */
+import assert from "node:assert/strict";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +9,7 @@ import { createLogger } from "../../src/common/logger.ts";
 import { readFilesConfig } from "../../src/files/config.ts";
 import type { Processor } from "../../src/files/processors/processor.ts";
 import { buildFilesServer } from "../../src/files/server.ts";
+import { json } from "./json.ts";
 
 export interface TestFilesServer {
   url: string;
@@ -61,6 +63,22 @@ export async function postFile(
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   form.append("file", new Blob([typeof bytes === "string" ? bytes : new Uint8Array(bytes)]), filename);
   return fetch(url, { method: "POST", body: form });
+}
+
+/** POSTs a file to the extractor; the HTTP status is always 200 (failures are in the entry). */
+export async function extractFile(server: TestFilesServer, bytes: Uint8Array | string, name = "upload.bin") {
+  const res = await postFile(`${server.url}/analyzer/extractor`, bytes, name);
+  assert.equal(res.status, 200);
+  const body = await json(res);
+  const entry = body.processors.extractor;
+  return { body, entry, analysis: entry.analysis, content: body.content as string };
+}
+
+/** Like extractFile, and the extraction must have succeeded. */
+export async function extractOk(server: TestFilesServer, bytes: Uint8Array | string, name = "upload.bin") {
+  const result = await extractFile(server, bytes, name);
+  assert.equal(result.body.success, true, JSON.stringify(result.entry));
+  return result;
 }
 
 /** Waits until the temp folder is empty (cleanup runs right after the response is sent). */

@@ -46,6 +46,15 @@ export interface UserRow {
 
 export class AccountError extends Error {}
 
+/** The public columns of a user, whatever else the query selected (hashes stay behind). */
+const userRow = (row: UserRow): UserRow => ({
+  id: row.id,
+  username: row.username,
+  is_admin: row.is_admin,
+  is_active: row.is_active,
+  created_at: row.created_at,
+});
+
 export async function createUser(
   db: Kysely<Database>,
   username: string,
@@ -133,13 +142,7 @@ export async function authenticateKey(db: Kysely<Database>, key: string): Promis
   if (!row.last_used_at || Date.parse(now) - Date.parse(row.last_used_at) > 60_000) {
     await db.updateTable("tokens").set({ last_used_at: now }).where("id", "=", row.token_id).execute();
   }
-  return {
-    id: row.id,
-    username: row.username,
-    is_admin: row.is_admin,
-    is_active: row.is_active,
-    created_at: row.created_at,
-  };
+  return userRow(row);
 }
 
 export interface UserSummary extends UserRow {
@@ -199,13 +202,7 @@ export async function checkPassword(
   // An unknown user costs the same scrypt as a known one: timing does not tell which usernames exist.
   const ok = await verifyPassword(password, row?.password_hash ?? UNKNOWN_USER_HASH);
   if (!row || !ok || row.is_active !== 1) return undefined;
-  return {
-    id: row.id,
-    username: row.username,
-    is_admin: row.is_admin,
-    is_active: row.is_active,
-    created_at: row.created_at,
-  };
+  return userRow(row);
 }
 
 const UNKNOWN_USER_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${randomBytes(16).toString("base64")}$${randomBytes(32).toString("base64")}`;
