@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
 import sharp from "sharp";
 import {
   multipartEmail,
@@ -188,6 +189,17 @@ describe("POST /analyzer/extractor", () => {
     for (let i = 0; i < 4; i++) nested = storedZip({ [`level${i}.zip`]: nested });
     const deep = await extract(nested, "deep.zip");
     assert.match(deep.analysis.extra.archive.truncated, /nesting deeper than 2/);
+  });
+
+  it("counts compressed streams as nesting: gzip in gzip in gzip stops at the depth limit", async () => {
+    let layers: Buffer = Buffer.from(EN);
+    for (let i = 0; i < 4; i++) layers = gzipSync(layers);
+    const { body, analysis } = await extract(layers, "deep.txt.gz.gz.gz.gz");
+    assert.equal(body.success, true);
+    assert.equal(analysis.type, "application/gzip");
+    assert.match(JSON.stringify(analysis.extra.archive), /nesting deeper than 2/);
+    const shallow = await extract(gzipSync(Buffer.from(EN)), "note.txt.gz");
+    assert.match(shallow.body.content, /spyware on the journalist/);
   });
 
   it("reads unknown binaries as printable strings", async () => {

@@ -57,11 +57,15 @@ export async function extractBytes(
     const { data, truncated } =
       mime === "application/gzip" ? gunzipLimited(bytes, limits) : await unpackStream(bytes, limits);
     const innerName = name.replace(/\.(gz|xz|bz2)$/i, "");
-    const inner = truncated ? undefined : await extractBytes(data, innerName, depth + 1, limits);
+    // A compressed stream is a level of nesting like an archive: a gzip that unpacks to itself must end.
+    const tooDeep = depth + 1 > limits.maxDepth ? `nesting deeper than ${limits.maxDepth}` : undefined;
+    const stop = truncated ?? tooDeep;
+    const inner = stop ? undefined : await extractBytes(data, innerName, depth + 1, limits);
     const archive = {
       entry_count: 1,
       entries: [{ name: innerName, size: data.length, type: inner?.type }],
-      ...(truncated ? { truncated } : {}),
+      // The inner result's own archive facts are replaced by these: keep why it stopped, if it did.
+      ...((stop ?? innerTruncation(inner)) ? { truncated: stop ?? innerTruncation(inner) } : {}),
     };
     return { type: mime, text: inner?.text ?? "", extra: { ...(inner?.extra ?? {}), archive } };
   }
@@ -85,6 +89,11 @@ export async function extractBytes(
     return { type: mime, ...(await extractMedia(bytes, mime)) };
   if (mime) return withTika(bytes, mime, limits.tika, () => extractBinary(bytes, limits.maxChars));
   return extractUntyped(bytes, depth, limits, recurse);
+}
+
+function innerTruncation(inner: Typed | undefined): string | undefined {
+  const archive = inner?.extra?.archive as { truncated?: unknown } | undefined;
+  return typeof archive?.truncated === "string" ? archive.truncated : undefined;
 }
 
 async function extractZipFamily(
