@@ -61,11 +61,12 @@ export async function extractBytes(
     const tooDeep = depth + 1 > limits.maxDepth ? `nesting deeper than ${limits.maxDepth}` : undefined;
     const stop = truncated ?? tooDeep;
     const inner = stop ? undefined : await extractBytes(data, innerName, depth + 1, limits);
+    // The inner result's own archive facts are replaced by these: keep why it stopped, if it did.
+    const why = stop ?? innerTruncation(inner);
     const archive = {
       entry_count: 1,
       entries: [{ name: innerName, size: data.length, type: inner?.type }],
-      // The inner result's own archive facts are replaced by these: keep why it stopped, if it did.
-      ...((stop ?? innerTruncation(inner)) ? { truncated: stop ?? innerTruncation(inner) } : {}),
+      ...(why ? { truncated: why } : {}),
     };
     return { type: mime, text: inner?.text ?? "", extra: { ...(inner?.extra ?? {}), archive } };
   }
