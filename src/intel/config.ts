@@ -96,6 +96,12 @@ export const intelSettings = {
     "all",
     "Connectors to use: all, or a comma-separated list of ids (virustotal,hashlookup,…).",
   ),
+  databaseWaitMs: integer(
+    "DATABASE_WAIT_MS",
+    60_000,
+    "At start, how long to wait for a database that is not reachable yet (restarting) before giving up.",
+    { min: 0 },
+  ),
   jobLeaseMs: integer(
     "INTEL_JOB_LEASE_MS",
     120_000,

@@ -54,7 +54,7 @@ export async function openIntelServices(
   config: IntelConfig,
   connectors: Connector[] = enabledConnectors(config.connectors),
 ): Promise<IntelServices> {
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { waitMs: config.databaseWaitMs });
   const queue = createJobQueue(store.db, {
     leaseMs: config.jobLeaseMs,
     concurrency: config.workerConcurrency,

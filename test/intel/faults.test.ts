@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { after, describe, it } from "node:test";
 import SqliteDatabase from "better-sqlite3";
 import { type Kysely, sql } from "kysely";
-import { startChildServer } from "../../bench/lib/server.ts";
+import { spawnIntelWorker, startChildServer } from "../../bench/lib/server.ts";
 import { createJobQueue, deadWorker, newWorkerId } from "../../src/intel/queue/jobs.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
@@ -29,6 +29,7 @@ import {
   startIntelServer,
 } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
+import { startTcpProxy } from "../helpers/tcp-proxy.ts";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 after(async () => {
@@ -262,6 +263,67 @@ describe("the database unavailable for a moment", () => {
       body: JSON.stringify(md5Request("0".repeat(32))),
     });
     assert.equal(again.status, 201, "answers again once the database is back");
+  });
+});
+
+describe("PostgreSQL going away, seen through a proxy that drops every connection as a restart does", {
+  skip: await postgresSkipReason(),
+}, () => {
+  it("a worker waits for a database not reachable yet, and finishes lookups whose connections were cut", async () => {
+    const vt = await startFaultVendor({ healthy: virusTotalAnswer, delayMs: 600 });
+    const db = await freshDatabase("postgres");
+    const direct = new URL(db.url);
+    const proxy = await startTcpProxy(
+      { host: direct.hostname, port: Number(direct.port || 5432) },
+      { listen: false },
+    );
+    const proxied = new URL(db.url);
+    proxied.port = String(proxy.port);
+    const env = {
+      INTEL_CONNECTORS: "virustotal",
+      INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
+      INTEL_VENDOR_RETRIES: "0",
+    };
+    const server = await startIntelServer({ databaseUrl: db.url, worker: false, env });
+    cleanups.push(
+      () => vt.close(),
+      () => db.drop(),
+      () => server.close(),
+      () => proxy.close(),
+    );
+    await addCredentials(server.services.store.db, "virustotal", { api_key: "k" });
+    const worker = spawnIntelWorker({ ...env, DATABASE_URL: proxied.toString(), DATABASE_WAIT_MS: "30000" });
+    const exited = new Promise((r) => worker.once("exit", r));
+    cleanups.push(async () => {
+      if (worker.exitCode === null) {
+        worker.kill("SIGKILL");
+        await exited;
+      }
+    });
+
+    const subjects = fileSubjects(10, "pg-outage");
+    for (const s of subjects) {
+      const res = await server.api("/api/request/", { method: "POST", body: JSON.stringify(md5Request(s)) });
+      assert.equal(res.status, 201);
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(worker.exitCode, null, "the worker waits for the database instead of exiting");
+    await proxy.open();
+    while (vt.calls.size < 3) await new Promise((r) => setTimeout(r, 20));
+    await proxy.outage(1000); // lookups in flight lose their connections
+
+    for (const s of subjects) {
+      const res = await pollUntilDone(server, md5Request(s), 60_000);
+      assert.equal(res.status, 200, s);
+      const doc = await json(res);
+      assert.equal(doc.sources.virustotal.status, "ok", "the vendor's answer is not blamed for the database");
+      assert.ok(doc.root_entity.attributes.vt_score);
+    }
+    assert.equal(worker.exitCode, null, "the worker survived the outage");
+    const store = server.services.store.db;
+    assert.equal((await store.selectFrom("requests").selectAll().execute()).length, subjects.length);
+    assert.equal((await store.selectFrom("jobs").selectAll().execute()).length, 0, "no job left");
+    assert.equal(await duplicateEntities(store), 0);
   });
 });
 

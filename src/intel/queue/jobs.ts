@@ -33,6 +33,9 @@ export interface QueueOptions {
   pollMs?: number;
 }
 
+/** Tries of a failed job in the worker that holds it (1, 2, 4, 8, 16 s apart) before leaving it to the lease. */
+const LOCAL_RETRIES = 5;
+
 /** How often a worker looks for jobs held by dead processes of its host. */
 const RELEASE_EVERY_MS = 5000;
 
@@ -82,6 +85,18 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
   let active = 0;
   let wake: (() => void) | undefined;
   const inFlight = new Set<Promise<void>>();
+  const pauses = new Set<() => void>();
+  /** Waits `ms`, or less when the queue stops. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        pauses.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      pauses.add(done);
+    });
   let loop: Promise<void> | undefined;
 
   const claimable = (now: string) =>
@@ -142,20 +157,22 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
       Math.max(1000, opts.leaseMs / 3),
     );
     try {
-      await handler(job.request_id);
+      for (let retry = 1; ; retry++) {
+        try {
+          await handler(job.request_id);
+          break;
+        } catch {
+          // Usually the database going away for a moment (the handler records any other failure
+          // on the request, and the next try sees it finished). Try again soon, still holding
+          // the lease — writing anything may fail right now — and after a few tries leave the
+          // job to its lease.
+          if (!running || retry > LOCAL_RETRIES) return;
+          await pause(500 * 2 ** retry);
+        }
+      }
       await db.deleteFrom("jobs").where("id", "=", job.id).where("worker", "=", workerId).execute();
     } catch {
-      // Retried soon, with a growing delay, rather than when the lease expires (minutes): a failure
-      // here is usually the database going away for a moment. If it is still away, the lease
-      // expiring does the same.
-      const delay = Math.min(opts.leaseMs, 500 * 2 ** Math.min(job.attempts, 6));
-      await db
-        .updateTable("jobs")
-        .set({ lease_until: inFuture(delay), worker: null })
-        .where("id", "=", job.id)
-        .where("worker", "=", workerId)
-        .execute()
-        .catch(() => undefined);
+      // The database is away: the lease expires and the job is claimed again (a no-op if done).
     } finally {
       clearInterval(renew);
     }
@@ -242,6 +259,7 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
     async stop() {
       running = false;
       wake?.();
+      for (const done of [...pauses]) done();
       await loop;
       await Promise.allSettled(inFlight);
     },

@@ -16,7 +16,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export async function openStore(url: string, opts: { migrate?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  url: string,
+  opts: {
+    migrate?: boolean /** Keep trying this long while the database is unreachable. */;
+    waitMs?: number;
+  } = {},
+): Promise<Store> {
   let db: Kysely<Database>;
   let dialect: Dialect;
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
@@ -25,6 +31,10 @@ export async function openStore(url: string, opts: { migrate?: boolean } = {}): 
     // An idle connection cut by the server (restart, failover, admin) must not crash the process:
     // the pool replaces it on the next query. Say so instead of throwing an uncaught error.
     pool.on("error", (err) => process.emitWarning(`PostgreSQL connection lost: ${err.message}`));
+    // A connection in use (a transaction, a query) cut by a restart errors its query, and also emits
+    // "error" on the client, which the pool does not listen to while the client is lent out: without
+    // this listener that event would kill the process.
+    pool.on("connect", (client) => client.on("error", () => undefined));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else if (url.startsWith("sqlite:")) {
     dialect = "sqlite";
@@ -40,9 +50,25 @@ export async function openStore(url: string, opts: { migrate?: boolean } = {}): 
   } else {
     throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url}"`);
   }
-  if (opts.migrate !== false) await migrate(db, dialect);
+  if (opts.migrate !== false) await untilReachable(() => migrate(db, dialect), opts.waitMs ?? 0);
   return { db, dialect, close: () => db.destroy() };
 }
+
+/** Retries `step` while the database is unreachable (a worker started while PostgreSQL restarts). */
+async function untilReachable(step: () => Promise<void>, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (let delay = 250; ; delay = Math.min(delay * 2, 4000)) {
+    try {
+      return await step();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || Date.now() + delay > deadline) throw err;
+      process.emitWarning(`database not reachable yet (${errorText(err)}); retrying`);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
  * Kysely prepares every query anew; the same few SQL texts recur on every request, so prepared
