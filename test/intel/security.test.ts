@@ -4,11 +4,15 @@ import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { createLogger } from "../../src/common/logger.ts";
 import { vendorUrl } from "../../src/intel/connectors/http.ts";
+import { CONNECTORS } from "../../src/intel/connectors/registry.ts";
 import { VendorError } from "../../src/intel/connectors/types.ts";
 import { vtObjectPath } from "../../src/intel/connectors/virustotal.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
+import { vendorContext } from "../helpers/connectors.ts";
+import { startFakeVendor } from "../helpers/fake-vendor.ts";
 import { startFakeVirusTotal, VT_KEY } from "../helpers/fake-virustotal.ts";
 import { freshDatabase, pollUntilDone, startIntelServer } from "../helpers/intel-server.ts";
+import { json } from "../helpers/json.ts";
 
 describe("secrets and SSRF", () => {
   it("never writes API keys, vendor keys or passwords into the logs, even at trace level", async () => {
@@ -69,5 +73,65 @@ describe("secrets and SSRF", () => {
       vtObjectPath({ superType: "OBSERVABLE", type: "URL", value: "http://evil.example/?x=../../" }) ?? "/",
     );
     assert.equal(url.origin, base.origin);
+  });
+
+  it("keeps every connector's requests on its base URL, one path segment per value, whatever the value", async () => {
+    const fake = await startFakeVendor({});
+    const hostile = [
+      "../../../admin",
+      "a/b/c",
+      "x?y=1#frag",
+      "%2e%2e%2fetc%2fpasswd",
+      "//evil.example/x",
+      "http://evil.example/a/../b",
+      "nul\u0000byte",
+      "crlf\r\nX-Injected: 1",
+    ];
+    try {
+      for (const connector of CONNECTORS) {
+        const credentials = { api_key: "k", url: fake.url };
+        for (const type of connector.supportedTypes) {
+          const shape = async (value: string) => {
+            const before = fake.calls.length;
+            await connector.fetch({ ...type, value }, credentials, vendorContext(fake.url)).catch(() => null);
+            return fake.calls
+              .slice(before)
+              .map((c) => `${c.method} ${new URL(c.url, fake.url).pathname.split("/").length}`);
+          };
+          const benign = await shape("benignvalue");
+          for (const value of hostile) {
+            assert.deepEqual(
+              await shape(value),
+              benign,
+              `${connector.id} ${type.type} ${JSON.stringify(value)}: same requests, same path depth`,
+            );
+          }
+        }
+      }
+      assert.ok(fake.calls.length > 9 * CONNECTORS.length, `${fake.calls.length} requests made`);
+      for (const c of fake.calls) assert.ok(!c.url.includes("/../"), c.url);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("limits requests per client on the intel API when RATE_LIMIT_PER_MINUTE is set", async () => {
+    const db = await freshDatabase("sqlite");
+    const server = await startIntelServer({
+      databaseUrl: db.url,
+      worker: false,
+      env: { RATE_LIMIT_PER_MINUTE: "3" },
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await server.api("/api/types/")).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+      const limited = await server.api("/api/types/");
+      assert.equal((await json(limited)).code, "rate_limited");
+      assert.ok(limited.headers.get("retry-after"));
+    } finally {
+      await server.close();
+      await db.drop();
+    }
   });
 });
