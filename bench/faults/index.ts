@@ -352,10 +352,11 @@ async function restartPostgres(stack: Stack): Promise<void> {
   for (let i = 0; i < 2; i++) {
     const target = (i + 1) * Math.floor(SUBJECTS / 4);
     while (vendorCalls(stack) < target) await sleep(50);
+    const calls = vendorCalls(stack);
     const t = performance.now();
     const status = await pgCtl("restart");
     notes.push(
-      `PostgreSQL restart ${i + 1} after ${vendorCalls(stack)} vendor calls: exit ${status} in ${fmt(performance.now() - t, 0)} ms`,
+      `PostgreSQL restart ${i + 1} after ${calls} vendor calls: exit ${status} in ${fmt(performance.now() - t, 0)} ms`,
     );
   }
 }
