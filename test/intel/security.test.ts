@@ -11,6 +11,7 @@ import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { vendorContext } from "../helpers/connectors.ts";
 import { startFakeVendor } from "../helpers/fake-vendor.ts";
 import { startFakeVirusTotal, VT_KEY } from "../helpers/fake-virustotal.ts";
+import { startFaultVendor } from "../helpers/fault-vendor.ts";
 import { freshDatabase, pollUntilDone, startIntelServer } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
 
@@ -132,6 +133,40 @@ describe("secrets and SSRF", () => {
     } finally {
       await server.close();
       await db.drop();
+    }
+  });
+
+  it("never hands a vendor key to API clients in failure reasons, even for a key sent in the query string", async () => {
+    const secret = "shodan-secret-key-0123456789";
+    const failing = await startFaultVendor({ healthy: () => undefined, fault: "error" });
+    const closed = await startFakeVendor({});
+    const closedUrl = closed.url;
+    await closed.close(); // nothing listens there any more: a network error
+    try {
+      for (const url of [failing.url, closedUrl]) {
+        const db = await freshDatabase("sqlite");
+        const server = await startIntelServer({
+          databaseUrl: db.url,
+          env: { INTEL_CONNECTORS: "shodan", INTEL_VENDOR_URL_SHODAN: url, INTEL_VENDOR_RETRIES: "0" },
+        });
+        try {
+          await addCredentials(server.services.store.db, "shodan", { api_key: secret });
+          const subject = { super_type: "OBSERVABLE", type: "IPV4", value: "192.0.2.77" };
+          const res = await pollUntilDone(server, subject);
+          const body = await res.text();
+          assert.equal(res.status, 502, body);
+          const request = await server.api(`/api/request/${JSON.parse(body).request}/`);
+          const text = body + (await request.text());
+          assert.match(text, /http_error|network_error/);
+          assert.ok(!text.includes(secret), `the key leaked: ${text}`);
+        } finally {
+          await server.close();
+          await db.drop();
+        }
+      }
+      assert.ok(failing.calls.size > 0, "the failing vendor was asked");
+    } finally {
+      await failing.close();
     }
   });
 });
