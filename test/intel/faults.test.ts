@@ -363,6 +363,32 @@ describe("job recovery", () => {
     await store.close();
   });
 
+  it("takes back a job its own worker claimed without knowing (the claim's answer was lost)", async () => {
+    const db = await freshDatabase("sqlite");
+    const store = await openStore(db.url);
+    cleanups.push(() => db.drop());
+    const queue = createJobQueue(store.db, { leaseMs: 600_000, concurrency: 1, pollMs: 20 });
+    queue.start(async () => {});
+    const [me] = await queue.workers();
+    await queue.stop();
+    await store.db
+      .insertInto("jobs")
+      .values({
+        id: "lost-claim",
+        request_id: "request-lost",
+        status: "running",
+        attempts: 1,
+        lease_until: new Date(Date.now() + 600_000).toISOString(),
+        worker: me ?? null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    const ran = new Promise<string>((resolve) => queue.start(async (id) => resolve(id)));
+    assert.equal(await ran, "request-lost", "run now, not in ten minutes");
+    await queue.stop();
+    await store.close();
+  });
+
   it("tells a database that went away from a faulty query", () => {
     for (const err of [
       Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }),

@@ -85,6 +85,8 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
   let active = 0;
   let wake: (() => void) | undefined;
   const inFlight = new Set<Promise<void>>();
+  /** Ids of the jobs this worker is running. */
+  const runningHere = new Set<string>();
   const pauses = new Set<() => void>();
   /** Waits `ms`, or less when the queue stops. */
   const pause = (ms: number) =>
@@ -144,6 +146,7 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
   }
 
   async function runJob(job: ClaimedJob, handler: (requestId: string) => Promise<void>) {
+    runningHere.add(job.id);
     const renew = setInterval(
       () => {
         void db
@@ -175,12 +178,13 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
       // The database is away: the lease expires and the job is claimed again (a no-op if done).
     } finally {
       clearInterval(renew);
+      runningHere.delete(job.id);
     }
   }
 
   /**
-   * Jobs leased by a process of this host that is gone (killed, crashed) are taken back at start
-   * and every few seconds: a restarted service must not leave its lookups waiting for their
+   * Jobs leased by a process of this host that is gone (killed, crashed), or by this worker without
+   * it knowing (see lostClaim), are taken back at start and every few seconds: a restarted service must not leave its lookups waiting for their
    * leases to expire (minutes by default). Other hosts' dead workers still wait for the lease.
    */
   async function releaseDeadWorkers(): Promise<void> {
@@ -191,7 +195,10 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
       .where("lease_until", ">=", nowIso())
       .execute();
     for (const job of held) {
-      if (!job.worker || !deadWorker(job.worker)) continue;
+      // Ours but not running here: the claim committed while its answer was lost (a connection
+      // cut mid-query) — nobody would run it until the lease expired.
+      const lostClaim = job.worker === workerId && !runningHere.has(job.id);
+      if (!job.worker || (!lostClaim && !deadWorker(job.worker))) continue;
       await db
         .updateTable("jobs")
         .set({ status: "queued", lease_until: null, worker: null })
