@@ -6,7 +6,8 @@
  * answering 201) and the outcome is checked: every request ends SUCCEEDED with the healthy
  * vendors' data or FAILED with each vendor's reason; none is lost; one request and one job per
  * subject; no vendor asked twice without cause; no duplicate entity in the store.
- * FAULTS_SUBJECTS sets the subjects per scenario (default 120).
+ * Jobs keep the default lease (two minutes): no recovery may wait for it. FAULTS_SUBJECTS sets
+ * the subjects per scenario (default 120).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -92,7 +93,6 @@ async function startStack(opts: StackOptions): Promise<Stack> {
     INTEL_VENDOR_MAX_BACKOFF_MS: "1500",
     INTEL_VENDOR_CONCURRENCY: "32",
     INTEL_WORKER_CONCURRENCY: "16",
-    INTEL_JOB_LEASE_MS: "3000",
     INTEL_FAILURE_COOLDOWN_MS: "600000",
     INTEL_RETRY_AFTER: "1",
     ...opts.env,
@@ -315,9 +315,6 @@ async function scenario(
   }
 }
 
-/** The API restart scenarios keep the default job lease: a restarted process must not wait for it. */
-const DEFAULT_LEASE = { INTEL_JOB_LEASE_MS: "120000" };
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ── PostgreSQL cluster restart ────────────────────────────────────────────────────────────────
@@ -391,21 +388,18 @@ async function main(): Promise<number> {
     for (const fault of FAULTS)
       await scenario(`CIRCL ${fault}`, { kind: "sqlite", faults: { hashlookup: fault } }, ["virustotal"]);
     await scenario("both flap", { kind: "sqlite", faults: { virustotal: "flap", hashlookup: "flap" } }, []);
-    await scenario("API SIGKILL", { kind: "sqlite", delayMs: 300, env: DEFAULT_LEASE }, [...VENDORS], (s) =>
+    await scenario("API SIGKILL", { kind: "sqlite", delayMs: 300 }, [...VENDORS], (s) =>
       restartApi(s, "SIGKILL"),
     );
-    await scenario("API SIGTERM", { kind: "sqlite", delayMs: 300, env: DEFAULT_LEASE }, [...VENDORS], (s) =>
+    await scenario("API SIGTERM", { kind: "sqlite", delayMs: 300 }, [...VENDORS], (s) =>
       restartApi(s, "SIGTERM"),
     );
     await scenario("worker SIGKILL", { kind: "sqlite", delayMs: 300, workers: 2 }, [...VENDORS], killWorkers);
     if (pgSkip) console.log(`PostgreSQL scenarios skipped: ${pgSkip}`);
     else {
       await scenario("CIRCL flap", { kind: "postgres", faults: { hashlookup: "flap" } }, ["virustotal"]);
-      await scenario(
-        "API SIGKILL",
-        { kind: "postgres", delayMs: 300, env: DEFAULT_LEASE },
-        [...VENDORS],
-        (s) => restartApi(s, "SIGKILL"),
+      await scenario("API SIGKILL", { kind: "postgres", delayMs: 300 }, [...VENDORS], (s) =>
+        restartApi(s, "SIGKILL"),
       );
       await scenario(
         "worker SIGKILL",
