@@ -13,6 +13,7 @@ import multipart from "@fastify/multipart";
 import type { FastifyRequest } from "fastify";
 import { badRequest, HttpError } from "../common/errors.ts";
 import type { App } from "../common/http.ts";
+import { isAlive } from "../common/process.ts";
 
 export interface FileHashes {
   md5: string;
@@ -96,15 +97,6 @@ async function sweepDeadProcessFolders(parent: string): Promise<void> {
     const pid = Number(/^(\d+)-/.exec(entry.name)?.[1]);
     if (!entry.isDirectory() || !pid || isAlive(pid)) continue;
     await rm(path.join(parent, entry.name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

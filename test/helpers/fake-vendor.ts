@@ -1,6 +1,6 @@
 /** A small fake vendor on loopback: answers recorded bodies by exact path (404 otherwise) and records calls. */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { serveOnLoopback } from "./loopback.ts";
 
 export type FakeAnswer = { status?: number; body: unknown };
 
@@ -33,14 +33,5 @@ export async function startFakeVendor(
       res.end(JSON.stringify(answer ? answer.body : notFoundBody));
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return { ...(await serveOnLoopback(server)), calls };
 }

@@ -4,8 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { serveOnLoopback } from "./loopback.ts";
 
 const FIXTURES = path.join(import.meta.dirname, "..", "fixtures", "virustotal");
 export const vtFixture = (name: string): unknown =>
@@ -52,12 +52,6 @@ export async function startFakeVirusTotal(objects: Record<string, unknown> = {})
     if (found) return send(200, found);
     return send(404, vtFixture("not_found"));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    });
+  Object.assign(state, await serveOnLoopback(server));
   return state;
 }

@@ -6,10 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { fixture } from "./connectors.ts";
 import type { FakeAnswer } from "./fake-vendor.ts";
 import { vtFixture } from "./fake-virustotal.ts";
+import { serveOnLoopback } from "./loopback.ts";
 
 export type Fault = "none" | "error" | "slow" | "hang" | "garbage" | "rate_limit" | "flap";
 
@@ -124,13 +124,7 @@ export async function startFaultVendor(opts: FaultOptions): Promise<FaultVendor>
       }
     }
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    });
+  Object.assign(state, await serveOnLoopback(server));
   return state;
 }
 

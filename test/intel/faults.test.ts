@@ -16,6 +16,7 @@ import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { isDatabaseUnavailable, openStore } from "../../src/intel/store/db.ts";
 import type { Database } from "../../src/intel/store/schema.ts";
 import {
+  type FaultVendor,
   fileSubjects,
   hashlookupAnswer,
   startFaultVendor,
@@ -27,6 +28,7 @@ import {
   pollUntilDone,
   postgresSkipReason,
   startIntelServer,
+  type TestIntelServer,
 } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
 import { startTcpProxy } from "../helpers/tcp-proxy.ts";
@@ -47,6 +49,33 @@ async function duplicateEntities(db: Kysely<Database>): Promise<number> {
   return Number(r.rows[0]?.n ?? 0);
 }
 
+/** An intel server on a fresh database asking these two fakes (everything closed after the file). */
+async function serverAsking(
+  kind: DbKind,
+  vt: FaultVendor,
+  circl: FaultVendor,
+  env: Record<string, string> = {},
+): Promise<TestIntelServer> {
+  const db = await freshDatabase(kind);
+  const server = await startIntelServer({
+    databaseUrl: db.url,
+    env: {
+      INTEL_CONNECTORS: "virustotal,hashlookup",
+      INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
+      INTEL_VENDOR_URL_HASHLOOKUP: circl.url,
+      ...env,
+    },
+  });
+  cleanups.push(
+    () => vt.close(),
+    () => circl.close(),
+    () => db.drop(),
+    () => server.close(),
+  );
+  await addCredentials(server.services.store.db, "virustotal", { api_key: "k" });
+  return server;
+}
+
 for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   describe(`vendors that flap and rate-limit, on ${kind}`, {
     skip: kind === "postgres" ? await postgresSkipReason() : false,
@@ -59,28 +88,14 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         ratePerSecond: 3,
         retryAfterSeconds: 1,
       });
-      const db = await freshDatabase(kind);
-      const server = await startIntelServer({
-        databaseUrl: db.url,
-        env: {
-          INTEL_CONNECTORS: "virustotal,hashlookup",
-          INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
-          INTEL_VENDOR_URL_HASHLOOKUP: circl.url,
-          INTEL_VENDOR_RETRIES: "2",
-          INTEL_VENDOR_MAX_BACKOFF_MS: "1500",
-          INTEL_VENDOR_TIMEOUT_MS: "2000",
-          INTEL_VENDOR_CONCURRENCY: "16",
-          INTEL_WORKER_CONCURRENCY: "16",
-          INTEL_FAILURE_COOLDOWN_MS: "600000",
-        },
+      const server = await serverAsking(kind, vt, circl, {
+        INTEL_VENDOR_RETRIES: "2",
+        INTEL_VENDOR_MAX_BACKOFF_MS: "1500",
+        INTEL_VENDOR_TIMEOUT_MS: "2000",
+        INTEL_VENDOR_CONCURRENCY: "16",
+        INTEL_WORKER_CONCURRENCY: "16",
+        INTEL_FAILURE_COOLDOWN_MS: "600000",
       });
-      cleanups.push(
-        () => vt.close(),
-        () => circl.close(),
-        () => db.drop(),
-        () => server.close(),
-      );
-      await addCredentials(server.services.store.db, "virustotal", { api_key: "k" });
 
       const subjects = fileSubjects(12, `flap-${kind}`);
       for (const s of subjects) {
@@ -130,22 +145,7 @@ describe("a vendor answering garbage with HTTP 200", () => {
   it("records bad_response and keeps the other vendor's data; the garbage never becomes facts", async () => {
     const vt = await startFaultVendor({ healthy: virusTotalAnswer });
     const circl = await startFaultVendor({ healthy: hashlookupAnswer, fault: "garbage" });
-    const db = await freshDatabase("sqlite");
-    const server = await startIntelServer({
-      databaseUrl: db.url,
-      env: {
-        INTEL_CONNECTORS: "virustotal,hashlookup",
-        INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
-        INTEL_VENDOR_URL_HASHLOOKUP: circl.url,
-      },
-    });
-    cleanups.push(
-      () => vt.close(),
-      () => circl.close(),
-      () => db.drop(),
-      () => server.close(),
-    );
-    await addCredentials(server.services.store.db, "virustotal", { api_key: "k" });
+    const server = await serverAsking("sqlite", vt, circl);
     for (const s of fileSubjects(7, "garbage")) {
       const res = await pollUntilDone(server, md5Request(s));
       assert.equal(res.status, 200);

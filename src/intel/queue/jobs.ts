@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { readlinkSync } from "node:fs";
 import os from "node:os";
 import { type Kysely, sql, type Transaction } from "kysely";
+import { isAlive } from "../../common/process.ts";
 import type { Database } from "../store/schema.ts";
 import { newId, nowIso } from "../store/time.ts";
 
@@ -58,15 +59,6 @@ function processPlace(): string {
 /** `place:pid:random` — parsed back by `deadWorker`. */
 export function newWorkerId(place = processPlace(), pid = process.pid): string {
   return `${place}:${pid}:${randomUUID().slice(0, 6)}`;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** A worker id of this host and PID namespace whose process no longer exists. */
