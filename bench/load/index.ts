@@ -1,14 +1,5 @@
-/**
- * Load: the files service under 50 concurrent mixed requests (thumbnails, rule matches,
- * antivirus, extraction) with RSS sampled over time; intel cached answers under 100
- * connections on SQLite and PostgreSQL; and lookups per second with 1 versus 2 workers when
- * vendors are the bottleneck. BENCH_SECONDS sets each phase's length (default 60).
- */
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import sharp from "sharp";
 import { request } from "undici";
-import { ROOT } from "../../src/common/config.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { openStore } from "../../src/intel/store/db.ts";
@@ -18,7 +9,7 @@ import { startFakeVirusTotal, VT_KEY } from "../../test/helpers/fake-virustotal.
 import { type DbKind, freshDatabase, postgresSkipReason } from "../../test/helpers/intel-server.ts";
 import { fmt, memoryOf, percentiles } from "../lib/measure.ts";
 import { type MultipartBody, multipartBody } from "../lib/multipart.ts";
-import { startChildServer } from "../lib/server.ts";
+import { spawnIntelWorker, startChildServer } from "../lib/server.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 
@@ -169,17 +160,6 @@ async function intelCached(kind: DbKind): Promise<void> {
   }
 }
 
-function worker(env: Record<string, string>): ChildProcess {
-  return spawn(
-    process.execPath,
-    ["--disable-warning=ExperimentalWarning", path.join(ROOT, "src/cli/main.ts"), "intel", "worker"],
-    {
-      env: { ...process.env, LOG_LEVEL: "silent", ...env },
-      stdio: "ignore",
-    },
-  );
-}
-
 async function workersScaling(): Promise<void> {
   if (await postgresSkipReason().catch(() => "unreachable")) {
     console.log("workers: skipped (PostgreSQL not reachable)");
@@ -236,7 +216,7 @@ async function workersScaling(): Promise<void> {
           INTEL_WORKER_CONCURRENCY: "8",
         };
         const started = performance.now();
-        const procs = Array.from({ length: count }, () => worker(env));
+        const procs = Array.from({ length: count }, () => spawnIntelWorker(env));
         for (;;) {
           const left = await store.db
             .selectFrom("requests")
