@@ -3,10 +3,9 @@
  * without duplicate entities), and two workers on PostgreSQL never taking the same job.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { after, describe, it } from "node:test";
-import { ROOT } from "../../src/common/config.ts";
+import { spawnIntelWorker } from "../../bench/lib/server.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
 import {
@@ -17,16 +16,8 @@ import {
 } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
 
-function startWorkerProcess(env: Record<string, string>): ChildProcess {
-  return spawn(
-    process.execPath,
-    ["--disable-warning=ExperimentalWarning", path.join(ROOT, "src/cli/main.ts"), "intel", "worker"],
-    {
-      env: { ...process.env, LOG_LEVEL: "silent", INTEL_CONNECTORS: "virustotal", ...env },
-      stdio: "ignore",
-    },
-  );
-}
+const startWorkerProcess = (env: Record<string, string>): ChildProcess =>
+  spawnIntelWorker({ INTEL_CONNECTORS: "virustotal", ...env });
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
