@@ -166,7 +166,11 @@ async function drive(stack: Stack, subjects: string[], during?: () => Promise<vo
       unavailable++;
     }
   };
-  const injector = during?.();
+  // Caught at once (an unawaited rejection would end the process), rethrown after the run.
+  let injectorFailure: unknown;
+  const injector = during?.().catch((err: unknown) => {
+    injectorFailure = err ?? new Error("fault injector failed");
+  });
   let pending = subjects;
   while (pending.length > 0 && performance.now() - started < DEADLINE_MS) {
     for (let i = 0; i < pending.length; i += 16) await Promise.all(pending.slice(i, i + 16).map(ask));
@@ -174,6 +178,7 @@ async function drive(stack: Stack, subjects: string[], during?: () => Promise<vo
     if (pending.length > 0) await new Promise((r) => setTimeout(r, 250));
   }
   await injector;
+  if (injectorFailure) throw injectorFailure;
   return { finals, ids, unavailable, seconds: (performance.now() - started) / 1000 };
 }
 
@@ -348,7 +353,9 @@ const vendorCalls = (stack: Stack) => [...stack.vendors.virustotal.calls.values(
 async function restartPostgres(stack: Stack): Promise<void> {
   for (let i = 0; i < 2; i++) {
     const target = (i + 1) * Math.floor(SUBJECTS / 4);
-    while (vendorCalls(stack) < target) await sleep(50);
+    // Bounded: if the stack stopped working, the checks report it; the benchmark must not hang.
+    const giveUp = performance.now() + 30_000;
+    while (vendorCalls(stack) < target && performance.now() < giveUp) await sleep(50);
     const calls = vendorCalls(stack);
     const t = performance.now();
     const status = await pgCtl("restart");
