@@ -39,6 +39,18 @@ export const filesSettings = {
     max: 256,
     documentedDefault: "number of CPU cores",
   }),
+  workerIdleMs: integer(
+    "WORKER_IDLE_MS",
+    60_000,
+    "How long an idle YARA or extraction worker thread lives before it is stopped.",
+    { min: 100 },
+  ),
+  workerMinThreads: integer(
+    "WORKER_MIN_THREADS",
+    1,
+    "Worker threads each pool keeps even when idle (0 gives their memory back; the next request starts a thread).",
+    { min: 0, max: 256 },
+  ),
   rulesCacheSize: integer("RULES_CACHE_SIZE", 32, "Compiled YARA rule sets kept per worker (LRU).", {
     min: 0,
     max: 10_000,

@@ -13,9 +13,9 @@ import type { ExtractResult, ExtractTask } from "./worker.ts";
 export function createExtractorProcessor(config: FilesConfig): Processor {
   const pool = new Piscina<ExtractTask, ExtractResult>({
     filename: new URL("./worker.ts", import.meta.url).href,
-    minThreads: 1,
+    minThreads: config.workerMinThreads,
     maxThreads: config.extractWorkers,
-    idleTimeout: 60_000,
+    idleTimeout: config.workerIdleMs,
     resourceLimits: { maxOldGenerationSizeMb: config.extractMemoryMb },
   });
   const limits = {

@@ -15,9 +15,9 @@ import type { CompileTask, ScanTask, TaskResult } from "./worker.ts";
 export function createRulematchProcessor(config: FilesConfig): Processor {
   const pool = new Piscina<ScanTask | CompileTask, TaskResult>({
     filename: new URL("./worker.ts", import.meta.url).href,
-    minThreads: 1,
+    minThreads: config.workerMinThreads,
     maxThreads: config.yaraWorkers,
-    idleTimeout: 60_000,
+    idleTimeout: config.workerIdleMs,
     // A worker holding a cached rule set may grow; recycle it rather than keep a bloated heap.
     resourceLimits: { maxOldGenerationSizeMb: 2048 },
   });
