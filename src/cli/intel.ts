@@ -5,7 +5,6 @@ import { closeOnSignals } from "../common/http.ts";
 import { createLogger } from "../common/logger.ts";
 import { readIntelConfig } from "../intel/config.ts";
 import { connectorById } from "../intel/connectors/registry.ts";
-import { openIntelServices, startWorker } from "../intel/server.ts";
 import { AccountError, createAccount, issueApiKey } from "../intel/services/accounts.ts";
 import {
   addCredentialSet,
@@ -13,6 +12,7 @@ import {
   listCredentialSets,
   removeCredentialSet,
 } from "../intel/services/credentials.ts";
+import { openIntelServices, startWorker } from "../intel/services/index.ts";
 import { startIntelService } from "./services.ts";
 import { UsageError } from "./usage.ts";
 
