@@ -8,6 +8,7 @@ import type { IntelConfig } from "../config.ts";
 import { CONNECTORS } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { createLookups, type Lookups } from "../domain/requests.ts";
+import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
 import { openStore, type Store } from "../store/db.ts";
 import { getOrCreateSetting, randomHex } from "../store/settings.ts";
@@ -46,7 +47,7 @@ export async function openIntelServices(
   config: IntelConfig,
   connectors: Connector[] = enabledConnectors(config.connectors),
 ): Promise<IntelServices> {
-  const store = await openStore(config.databaseUrl, { waitMs: config.databaseWaitMs });
+  const store = await openStore(config.databaseUrl, { waitMs: config.databaseWaitMs, taxonomy: SUPER_TYPES });
   const queue = createJobQueue(store.db, {
     leaseMs: config.jobLeaseMs,
     concurrency: config.workerConcurrency,
