@@ -1,7 +1,7 @@
 /**
  * `POST /analyzer/rulematch`: the caller's YARA rules, bounded by a linear check of the source
- * (400 before any compiling), then run by YARA-X in a pool of worker threads so a long scan never
- * blocks other requests. A scan past SCAN_TIMEOUT_MS is ended by terminating its worker (YARA-X's
+ * (400 before any compiling; run in the worker, as a megabyte of source takes tens of ms), then
+ * compiled and run by YARA-X in a pool of worker threads so a long scan never blocks other requests. A scan past SCAN_TIMEOUT_MS is ended by terminating its worker (YARA-X's
  * own timeout cannot interrupt WebAssembly).
  */
 import { readFileSync } from "node:fs";
@@ -10,7 +10,7 @@ import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
 import type { Processor } from "../processor.ts";
 import { rulematchAnalysis, rulematchMetadata } from "../schemas.ts";
-import { checkRules, type RuleLimits } from "./limits.ts";
+import type { RuleLimits } from "./limits.ts";
 import { YaraPool } from "./pool.ts";
 
 export function createRulematchProcessor(config: FilesConfig): Processor {
@@ -43,10 +43,9 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
       if (rules.trim() === "") {
         throw badRequest("no_rules", 'Send the YARA rules to run in the form field "rules".');
       }
-      const refusal = checkRules(rules, limits);
-      if (refusal) throw badRequest(refusal.code, refusal.detail);
       const task = {
         rules,
+        limits,
         path: file.path,
         cacheSize: config.rulesCacheSize,
         maxMatchesPerString: config.ruleMaxMatchesPerString,
@@ -54,7 +53,11 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
         consoleMax: config.rulesConsoleMaxChars,
       };
       const result = await pool.run(task, ctx.signal);
-      if (!result.ok) throw badRequest("invalid_rules", `The rules do not compile:\n${result.message}`);
+      if (!result.ok) {
+        const detail =
+          result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
+        throw badRequest(result.error, detail);
+      }
       const metadata = {
         warnings: result.warnings,
         rules_cached: !result.compiledNow,

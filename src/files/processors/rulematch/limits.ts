@@ -23,8 +23,15 @@ export interface RuleRefusal {
 
 type Prev = "operand" | "operator" | "assign" | "matches" | "import";
 
-const WORD = /[A-Za-z0-9_]/;
-const WORD_START = /[A-Za-z_$#@!]/;
+// Character classes by code (the scan runs on the event loop: no regex or string per character).
+const WORD_CHARS = new Uint8Array(128);
+for (const ch of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+  WORD_CHARS[ch.charCodeAt(0)] = 1;
+const isWord = (code: number) => code < 128 && WORD_CHARS[code] === 1;
+const isDigit = (code: number) => code >= 48 && code <= 57;
+const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
+const isWordStart = (code: number) =>
+  (isWord(code) && !isDigit(code)) || "$#@!".includes(String.fromCharCode(code));
 const UNARY_WORDS = new Set(["not", "defined"]);
 
 class Refused extends Error {
@@ -116,12 +123,22 @@ class Counts {
     this.unaryRun = 0;
   }
 
-  word(word: string, next: number): void {
+  /** The word `source[start, end)`: only keywords (7 characters at most) and `$name` are looked at. */
+  word(start: number, end: number): void {
+    if (this.source.charCodeAt(start) === 36 /* $ */) {
+      if (isDefinition(this.source, end) && ++this.strings > this.limits.maxStrings) {
+        throw tooComplex(`More than ${this.limits.maxStrings} strings (RULES_MAX_STRINGS).`);
+      }
+      this.operand();
+      return;
+    }
+    if (end - start > 7) {
+      this.operand();
+      return;
+    }
+    const word = this.source.slice(start, end);
     if (word === "rule" && ++this.rules > this.limits.maxRules) {
       throw tooComplex(`More than ${this.limits.maxRules} rules (RULES_MAX_RULES).`);
-    }
-    if (word.startsWith("$") && isDefinition(this.source, next) && ++this.strings > this.limits.maxStrings) {
-      throw tooComplex(`More than ${this.limits.maxStrings} strings (RULES_MAX_STRINGS).`);
     }
     if (UNARY_WORDS.has(word)) {
       this.unaryRun++;
@@ -136,7 +153,7 @@ class Counts {
 /** `$name =` (a string definition), not `$name ==`. */
 function isDefinition(source: string, from: number): boolean {
   let i = from;
-  while (source[i] === " " || source[i] === "\t" || source[i] === "\r" || source[i] === "\n") i++;
+  while (isSpace(source.charCodeAt(i))) i++;
   return source[i] === "=" && source[i + 1] !== "=";
 }
 
@@ -145,17 +162,21 @@ function scan(source: string, limits: RuleLimits): void {
   const c = new Counts(source, limits);
   let i = 0;
   while (i < source.length) {
+    const code = source.charCodeAt(i);
+    if (isSpace(code)) {
+      i++;
+      continue;
+    }
     const ch = source[i] ?? "";
     const next = source[i + 1];
-    if (ch === " " || ch === "\t" || ch === "\r" || ch === "\n") i++;
-    else if (ch === "/" && next === "/") i = skipLineComment(source, i);
+    if (ch === "/" && next === "/") i = skipLineComment(source, i);
     else if (ch === "/" && next === "*") i = skipBlockComment(source, i);
     else if (ch === '"') i = literal(source, i, c, limits);
     else if (ch === "/" && (c.prev === "assign" || c.prev === "matches")) {
       const end = skipDelimited(source, i + 1, "/");
       checkPattern(source, i + 1, end - 1, limits);
       i = end;
-      while (i < source.length && WORD.test(source[i] ?? "")) i++; // flags: /…/is
+      while (i < source.length && isWord(source.charCodeAt(i))) i++; // flags: /…/is
       c.operand();
     } else if (ch === "{" && c.prev === "assign") {
       const end = skipDelimited(source, i + 1, "}");
@@ -171,10 +192,10 @@ function scan(source: string, limits: RuleLimits): void {
       c.depth = Math.max(0, c.depth - 1);
       c.operand();
       i++;
-    } else if (WORD_START.test(ch) && !(ch === "!" && next === "=")) {
+    } else if (isWordStart(code) && !(ch === "!" && next === "=")) {
       let end = i + 1;
-      while (end < source.length && WORD.test(source[end] ?? "")) end++;
-      c.word(source.slice(i, end), end);
+      while (end < source.length && isWord(source.charCodeAt(end))) end++;
+      c.word(i, end);
       c.nest(i);
       i = end;
     } else if ((ch === "-" || ch === "~") && c.prev !== "operand") {
@@ -193,10 +214,10 @@ function operator(source: string, i: number, c: Counts): number {
     c.unaryRun = 0;
     return i + 1;
   }
-  if (ch !== undefined && WORD.test(ch)) {
+  if (isDigit(source.charCodeAt(i))) {
     // Numbers, including 0x1F, 10KB, 1.5: one operand.
     let end = i + 1;
-    while (end < source.length && /[A-Za-z0-9_.]/.test(source[end] ?? "")) end++;
+    while (end < source.length && (isWord(source.charCodeAt(end)) || source[end] === ".")) end++;
     c.operand();
     return end;
   }

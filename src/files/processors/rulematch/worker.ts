@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Compiler, initSync, type Rules } from "@virustotal/yara-x";
 import { ConsoleCapture } from "./console.ts";
+import { checkRules, type RuleLimits, type RuleRefusal } from "./limits.ts";
 import { type RuleMatch, toRuleMatches, type YaraXScanResult } from "./matches.ts";
 import { PHASE, recordFault, setPhase } from "./status.ts";
 
@@ -19,6 +20,8 @@ const consoleOutput = new ConsoleCapture();
 
 export interface ScanTask {
   rules: string;
+  /** Checked here, before compiling, so a long source never holds the event loop. */
+  limits: RuleLimits;
   path: string;
   cacheSize: number;
   maxMatchesPerString: number;
@@ -38,21 +41,28 @@ export type TaskResult =
       compileMs: number;
       scanMs: number;
     }
-  | { ok: false; error: "invalid_rules"; message: string };
+  | { ok: false; error: "invalid_rules" | RuleRefusal["code"]; message: string };
 
 interface Compiled {
   rules: Rules;
   warnings: string[];
 }
 
-/** Rules the compiler refused (the engine itself is fine). */
-class InvalidRules extends Error {}
+/** Rules refused by the source check or the compiler (the engine itself is fine). */
+class InvalidRules extends Error {
+  readonly code: "invalid_rules" | RuleRefusal["code"];
+  constructor(code: InvalidRules["code"], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
 
 /** Insertion-ordered map used as an LRU: a hit moves the entry to the end. */
 const cache = new Map<string, Compiled>();
 
 function compile(
   source: string,
+  limits: RuleLimits,
   cacheSize: number,
 ): { compiled: Compiled; compiledNow: boolean; ms: number } {
   const key = createHash("sha256").update(source).digest("hex");
@@ -62,6 +72,8 @@ function compile(
     cache.set(key, hit);
     return { compiled: hit, compiledNow: false, ms: 0 };
   }
+  const refusal = checkRules(source, limits);
+  if (refusal) throw new InvalidRules(refusal.code, refusal.detail);
   const started = performance.now();
   const compiler = new Compiler();
   try {
@@ -69,9 +81,10 @@ function compile(
   } catch (err) {
     // A trap is not a compile error: it goes up and retires this thread.
     if (err instanceof RangeError || (err instanceof Error && err.name === "RuntimeError")) throw err;
-    throw new InvalidRules(compilerErrors(compiler, err));
+    throw new InvalidRules("invalid_rules", compilerErrors(compiler, err));
   }
-  if (compiler.errors.length > 0) throw new InvalidRules(compilerErrors(compiler, undefined));
+  if (compiler.errors.length > 0)
+    throw new InvalidRules("invalid_rules", compilerErrors(compiler, undefined));
   const warnings = [...compiler.warnings];
   const compiled = { rules: compiler.build(), warnings };
   cache.set(key, compiled);
@@ -92,7 +105,7 @@ function compilerErrors(compiler: Compiler, err: unknown): string {
 
 function scan(task: ScanTask): TaskResult {
   setPhase(task.status, PHASE.compiling);
-  const c = compile(task.rules, task.cacheSize);
+  const c = compile(task.rules, task.limits, task.cacheSize);
   setPhase(task.status, PHASE.scanning);
   const data = readFileSync(task.path);
   const started = performance.now();
@@ -119,7 +132,7 @@ export default function run(task: ScanTask): TaskResult {
   try {
     return scan(task);
   } catch (err) {
-    if (err instanceof InvalidRules) return { ok: false, error: "invalid_rules", message: err.message };
+    if (err instanceof InvalidRules) return { ok: false, error: err.code, message: err.message };
     recordFault(task.status, err instanceof Error ? `${err.name}: ${err.message}` : String(err));
     process.exit(70); // ends this thread only; the engine's memory is not trusted again
   }
