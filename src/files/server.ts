@@ -87,6 +87,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
                 ready: Type.Boolean(),
                 version: Type.Optional(Type.String()),
                 detail: Type.Optional(Type.String()),
+                retired_workers: Type.Optional(Type.Integer()),
               }),
             ),
           }),

@@ -24,6 +24,8 @@ export interface EngineStatus {
   ready: boolean;
   version?: string;
   detail?: string;
+  /** Workers replaced after an engine fault since the start (engines run in worker pools). */
+  retired_workers?: number;
 }
 
 export interface Processor {

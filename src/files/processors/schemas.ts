@@ -51,4 +51,12 @@ export const rulematchMetadata = Type.Object({
   rules_cached: Type.Boolean({ description: "True when the compiled rules came from the cache." }),
   compile_ms: Type.Number(),
   scan_ms: Type.Number(),
+  console: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "What the rules printed with the `console` module (only when RULES_MODULES allows it).",
+    }),
+  ),
+  console_truncated: Type.Optional(
+    Type.Boolean({ description: "True when `console` was cut at RULES_CONSOLE_MAX_CHARS." }),
+  ),
 });
