@@ -15,6 +15,7 @@ import { VERSION } from "../common/version.ts";
 import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
 import { makeThumbnail, sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
+import { mandolinAliases } from "./processors/mandolin.ts";
 import {
   analysisResultSchema,
   type EngineStatus,
@@ -68,6 +69,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
       reply.header("connection", "close");
     });
     for (const processor of processors) addProcessorRoute(scope, processor, limits);
+    for (const alias of mandolinAliases(processors)) addProcessorRoute(scope, alias, limits);
     addThumbnailRoute(scope, config, limits);
   });
 
