@@ -185,6 +185,11 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
       info: { title: `Loupe ${opts.name}`, version: opts.version, description: opts.description },
       components: opts.openapiComponents ?? {},
     },
+    // A shared schema's $id names its component: generated clients name their models after it.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
+    },
     transform: ({ schema, url }) => {
       const s = schema as Record<string, unknown> | undefined;
       if (!s?.[MULTIPART_BODY]) return { schema, url };

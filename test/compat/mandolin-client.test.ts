@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
 import { simplePdf } from "../helpers/documents.ts";
-import { startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
+import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
 import { exiftoolTag } from "../helpers/producers.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
@@ -95,5 +95,76 @@ describe("Colander → /analyzer/tika (mandolin-python-client's request)", () =>
     const body = await colanderTika(server, "notes.txt", Buffer.from("plain notes, no place\n"));
     assert.equal(body.processors.tika.analysis.extra.geo, undefined);
     assert.equal(body.content, "plain notes, no place");
+  });
+});
+
+describe("the generated client's other operations (yara, thumbnail)", () => {
+  let server: TestFilesServer;
+  before(async () => {
+    server = await startFilesServer({ YARA_WORKERS: "1" });
+  });
+  after(() => server.close());
+
+  const RULES =
+    'rule spy : android { meta: family = "pegasus" score = 9 strings: $a = "pegasus" condition: $a }';
+
+  /** `AnalyzersApi.analyze_with_yara_analyzer_yara_post(file, rules)`: the rules field goes before the file. */
+  const yara = (bytes: Buffer, rules: string) =>
+    clientCall(
+      server.url,
+      "/analyzer/yara",
+      urllib3Multipart([["rules", rules]], [["file", colanderTempFile("sample.bin", bytes)]]),
+    );
+
+  it("/analyzer/yara answers Mandolin's YaraResult, the same scan as /analyzer/rulematch", async () => {
+    const sample = Buffer.from("xx pegasus yy pegasus");
+    const answer = await yara(sample, RULES);
+    assert.equal(answer.status, 200, answer.body.toString());
+    const body = JSON.parse(answer.body.toString("utf8"));
+    assertFitsSchema(MANDOLIN_SCHEMAS.yara, body, "/analyzer/yara");
+    const entry = body.processors.yara;
+    assert.deepEqual(
+      [body.success, entry.processor_name, entry.processor_url],
+      [true, "yara", "/analyzer/yara"],
+    );
+    assert.equal(entry.analysis.rules, RULES, "the client sends the rules as they are (no CRLF rewriting)");
+    const [match] = entry.analysis.matches;
+    assert.deepEqual(
+      [match.rule, match.tags, match.namespace, match.meta],
+      ["spy", ["android"], "default", { family: "pegasus", score: 9 }],
+    );
+    assert.deepEqual(match.strings[0].instances, [
+      { offset: 3, matched_length: 7, plaintext: "pegasus" },
+      { offset: 14, matched_length: 7, plaintext: "pegasus" },
+    ]);
+    const viaRulematch = await json(
+      await postFile(`${server.url}/analyzer/rulematch`, sample, "sample.bin", { rules: RULES }),
+    );
+    assert.deepEqual(entry.analysis, viaRulematch.processors.rulematch.analysis);
+  });
+
+  it("/analyzer/yara refuses rules that do not compile with a 400, as Mandolin does", async () => {
+    const answer = await yara(Buffer.from("x"), "rule broken { condition: }");
+    assert.equal(answer.status, 400);
+    const body = JSON.parse(answer.body.toString("utf8"));
+    assert.equal(body.code, "invalid_rules");
+    assert.match(body.detail, /do not compile/);
+  });
+
+  it("/converter/thumbnail as `_mandolin_thumbnail` calls it (fit 256×256, Accept: application/json)", async () => {
+    const png = await sharp({ create: { width: 640, height: 320, channels: 3, background: "#aa3300" } })
+      .png()
+      .toBuffer();
+    const multipart = urllib3Multipart([], [["file", colanderTempFile("wide.png", png)]]);
+    const answer = await clientCall(
+      server.url,
+      "/converter/thumbnail?width=256&height=256&strategy=fit",
+      multipart,
+    );
+    assert.equal(answer.status, 200, answer.body.toString());
+    assert.equal(answer.headers["content-type"], "image/png");
+    const meta = await sharp(answer.body).metadata();
+    // Pillow's ImageOps.fit crops to the exact box.
+    assert.deepEqual([meta.format, meta.width, meta.height], ["png", 256, 256]);
   });
 });

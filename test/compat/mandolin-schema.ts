@@ -11,6 +11,7 @@ const load = (name: string) =>
 
 export const MANDOLIN_SCHEMAS = {
   tika: load("tika"),
+  yara: load("yara"),
 };
 
 export function assertFitsSchema(schema: Schema.XSchema, value: unknown, what: string): void {
