@@ -7,6 +7,7 @@
 import { type TObject, Type } from "typebox";
 import type { App } from "../common/http.ts";
 import { entrySchema, type Processor, resultSchema } from "./processors/processor.ts";
+import { yaraComponents } from "./processors/schemas.ts";
 
 /** FastAPI's `generate_unique_id`: handler name + path, non-word characters as `_`, + method. */
 export function fastapiOperationId(handler: string, url: string, method: string): string {
@@ -52,6 +53,11 @@ export function addAnalyzerComponents(app: App, processor: Processor, body: TObj
   app.addSchema({ ...resultSchema(Type.Ref(names.entry)), $id: names.answer });
   app.addSchema({ ...body, $id: names.body });
   return { operationId: names.operationId, answer: Type.Ref(names.answer), body: Type.Ref(names.body) };
+}
+
+/** Schemas several analyzers share by name (the parts of a YARA result), registered once. */
+export function addSharedComponents(app: App): void {
+  for (const schema of yaraComponents) app.addSchema(schema);
 }
 
 /** Operations that are not analyzers, by route: FastAPI's handler names in Mandolin. */

@@ -15,7 +15,7 @@ import { VERSION } from "../common/version.ts";
 import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
 import { makeThumbnail, sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
-import { addAnalyzerComponents, nameOtherOperations } from "./openapi-names.ts";
+import { addAnalyzerComponents, addSharedComponents, nameOtherOperations } from "./openapi-names.ts";
 import { mandolinAliases } from "./processors/mandolin.ts";
 import {
   type EngineStatus,
@@ -69,6 +69,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     scope.addHook("onError", async (_req, reply) => {
       reply.header("connection", "close");
     });
+    addSharedComponents(scope);
     for (const processor of processors) addProcessorRoute(scope, processor, limits);
     for (const alias of mandolinAliases(processors)) addProcessorRoute(scope, alias, limits);
     addThumbnailRoute(scope, config, limits);

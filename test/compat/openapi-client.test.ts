@@ -44,6 +44,9 @@ const MANDOLIN_COMPONENTS = [
   "YaraResult",
   "Body_analyze_with_tika_analyzer_tika_post",
   "Body_analyze_with_yara_analyzer_yara_post",
+  "YaraMatch",
+  "YaraString",
+  "YaraStringInstance",
 ];
 
 describe("a client generated from /openapi.json", { skip: skipUnlessCommands("clamd") }, () => {
@@ -119,7 +122,7 @@ describe("a client generated from /openapi.json", { skip: skipUnlessCommands("cl
     const results = await callAll(server.url, Buffer.from("field notes: pegasus seen\n"), png, RULES);
 
     assert.deepEqual(results.tika, { content: "field notes: pegasus seen", title: null, type: "text/plain" });
-    assert.deepEqual(results.yara, { success: true, rules: RULES, matched: ["spy"] });
+    assert.deepEqual(results.yara, { success: true, rules: RULES, matched: ["spy"], at: 13 });
     assert.deepEqual(results.extractor, { content: "field notes: pegasus seen", type: "text/plain" });
     assert.deepEqual(results.rulematch, ["spy"]);
     assert.equal(results.antivirus, false);
