@@ -91,6 +91,19 @@ describe("Colander → /analyzer/tika (mandolin-python-client's request)", () =>
     assert.equal(extra.gps.longitude, -2.2945, "Loupe's own gps namespace stays");
   });
 
+  it("a file Loupe cannot read: success false with error and error_short, still Mandolin's shape", async () => {
+    const broken = Buffer.concat([
+      Buffer.from("%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R"),
+      Buffer.alloc(64, 0x41),
+    ]);
+    const body = await colanderTika(server, "broken.pdf", broken);
+    assert.equal(body.success, false);
+    assert.equal(body.content, null);
+    assert.equal(body.error_short, "parse_error");
+    assert.equal(body.processors.tika.success, false);
+    assert.equal(body.processors.tika.analysis, null);
+  });
+
   it("a file without GPS has no geo namespace (the page shows no map)", async () => {
     const body = await colanderTika(server, "notes.txt", Buffer.from("plain notes, no place\n"));
     assert.equal(body.processors.tika.analysis.extra.geo, undefined);
