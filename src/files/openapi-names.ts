@@ -6,6 +6,7 @@
  */
 import { type TObject, Type } from "typebox";
 import type { App } from "../common/http.ts";
+import { thumbnailStrategySchema } from "./converters/thumbnail.ts";
 import { entrySchema, type Processor, resultSchema } from "./processors/processor.ts";
 import { yaraComponents } from "./processors/schemas.ts";
 
@@ -55,9 +56,9 @@ export function addAnalyzerComponents(app: App, processor: Processor, body: TObj
   return { operationId: names.operationId, answer: Type.Ref(names.answer), body: Type.Ref(names.body) };
 }
 
-/** Schemas several analyzers share by name (the parts of a YARA result), registered once. */
+/** Schemas routes share by name (the parts of a YARA result, the thumbnail strategy), registered once. */
 export function addSharedComponents(app: App): void {
-  for (const schema of yaraComponents) app.addSchema(schema);
+  for (const schema of [...yaraComponents, thumbnailStrategySchema]) app.addSchema(schema);
 }
 
 /** Operations that are not analyzers, by route: FastAPI's handler names in Mandolin. */

@@ -47,6 +47,7 @@ const MANDOLIN_COMPONENTS = [
   "YaraMatch",
   "YaraString",
   "YaraStringInstance",
+  "ThumbnailStrategy",
 ];
 
 describe("a client generated from /openapi.json", { skip: skipUnlessCommands("clamd") }, () => {
