@@ -18,7 +18,7 @@ export function fastapiOperationId(handler: string, url: string, method: string)
 
 const capitalised = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
-export interface AnalyzerNames {
+interface AnalyzerNames {
   operationId: string;
   /** The analysis itself (`TikaResult`), one processor entry, the whole answer, the form body. */
   result: string;
@@ -27,7 +27,7 @@ export interface AnalyzerNames {
   body: string;
 }
 
-export function analyzerNames(processor: Pick<Processor, "name">): AnalyzerNames {
+function analyzerNames(processor: Pick<Processor, "name">): AnalyzerNames {
   const operationId = fastapiOperationId(
     `analyze_with_${processor.name}`,
     `/analyzer/${processor.name}`,
