@@ -1,0 +1,44 @@
+/**
+ * An intel service in its own OS process with an API key to call it: the key is made directly in
+ * the process's SQLite file (WAL lets two processes share it), as `./loupe intel token create` would.
+ */
+import path from "node:path";
+import { createToken, createUser } from "../../src/intel/store/accounts.ts";
+import { openStore } from "../../src/intel/store/db.ts";
+import { type RealProcess, startIntelProcess } from "./real-process.ts";
+
+export interface IntelProcess extends RealProcess {
+  key: string;
+  /** Authorized JSON call. */
+  api(pathname: string, init?: RequestInit): Promise<Response>;
+}
+
+export async function startIntelProcessWithKey(env: Record<string, string> = {}): Promise<IntelProcess> {
+  const server = await startIntelProcess(env);
+  const store = await openStore(`sqlite:${path.join(server.dir, "intel.db")}`);
+  let key: string;
+  try {
+    const user = await createUser(
+      store.db,
+      `tester${Math.random().toString(36).slice(2, 8)}`,
+      "a-long-password",
+      true,
+    );
+    key = (await createToken(store.db, user.id)).key;
+  } finally {
+    await store.close();
+  }
+  return {
+    ...server,
+    key,
+    api: (pathname, init = {}) =>
+      fetch(server.url + pathname, {
+        ...init,
+        headers: {
+          authorization: `Token ${key}`,
+          "content-type": "application/json",
+          ...(init.headers as Record<string, string>),
+        },
+      }),
+  };
+}
