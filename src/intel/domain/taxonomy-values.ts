@@ -71,8 +71,8 @@ function normaliseUrl(value: string): string {
 }
 
 function normaliseEmail(value: string): string {
-  const at = value.replace(DEFANG_AT, "@").lastIndexOf("@");
   const email = value.replace(DEFANG_AT, "@");
+  const at = email.lastIndexOf("@");
   if (at < 0) return email;
   return `${email.slice(0, at)}@${hostName(email.slice(at + 1))}`;
 }
