@@ -9,21 +9,21 @@ import { type RealProcess, startIntelProcess } from "./real-process.ts";
 
 export interface IntelProcess extends RealProcess {
   key: string;
+  /** An active admin user whose password is PROCESS_PASSWORD. */
+  username: string;
   /** Authorized JSON call. */
   api(pathname: string, init?: RequestInit): Promise<Response>;
 }
+
+export const PROCESS_PASSWORD = "a-long-password";
 
 export async function startIntelProcessWithKey(env: Record<string, string> = {}): Promise<IntelProcess> {
   const server = await startIntelProcess(env);
   const store = await openStore(`sqlite:${path.join(server.dir, "intel.db")}`);
   let key: string;
+  const username = `tester${Math.random().toString(36).slice(2, 8)}`;
   try {
-    const user = await createUser(
-      store.db,
-      `tester${Math.random().toString(36).slice(2, 8)}`,
-      "a-long-password",
-      true,
-    );
+    const user = await createUser(store.db, username, PROCESS_PASSWORD, true);
     key = (await createToken(store.db, user.id)).key;
   } finally {
     await store.close();
@@ -31,6 +31,7 @@ export async function startIntelProcessWithKey(env: Record<string, string> = {})
   return {
     ...server,
     key,
+    username,
     api: (pathname, init = {}) =>
       fetch(server.url + pathname, {
         ...init,

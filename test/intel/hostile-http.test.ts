@@ -1,0 +1,58 @@
+/**
+ * Attacks on intel's HTTP edges, each against a real intel process: concurrent password guesses
+ * against the login throttle. The attacked PID must still serve ordinary requests afterwards.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type IntelProcess, PROCESS_PASSWORD, startIntelProcessWithKey } from "../helpers/intel-process.ts";
+import { assertSurvived } from "../helpers/real-process.ts";
+
+const ADMIN_PATH = "panel-0123456789abcdef";
+
+/** The login form's CSRF cookie and token, as a browser gets them. */
+async function loginForm(server: IntelProcess): Promise<{ cookie: string; csrf: string }> {
+  const res = await fetch(`${server.url}/${ADMIN_PATH}/login`);
+  const page = await res.text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  assert.ok(csrf && cookie, "the login form carries a CSRF token");
+  return { cookie, csrf };
+}
+
+async function login(server: IntelProcess, form: { cookie: string; csrf: string }, password: string) {
+  const res = await fetch(`${server.url}/${ADMIN_PATH}/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: form.cookie, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ username: server.username, password, csrf: form.csrf }).toString(),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+describe("intel HTTP edges (real process)", () => {
+  let server: IntelProcess;
+  before(async () => {
+    server = await startIntelProcessWithKey({
+      ADMIN_PATH,
+      ADMIN_LOGIN_FAILURES_PER_USER: "5",
+      INTEL_CONNECTORS: "",
+    });
+  });
+  after(() => server?.close());
+
+  it("lets at most the limit's worth of concurrent wrong logins reach the password check", async () => {
+    const form = await loginForm(server);
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => login(server, form, `wrong-password-${i}`)),
+    );
+    assert.equal(statuses.filter((s) => s === 401).length, 5, statuses.join(" "));
+    assert.equal(statuses.filter((s) => s === 429).length, 7, statuses.join(" "));
+    // Locked: even the right password is refused until the window passes.
+    assert.equal(await login(server, form, PROCESS_PASSWORD), 429);
+    await assertSurvived(server, () => server.api("/api/types/"));
+  });
+});
