@@ -20,6 +20,7 @@ import Fastify, {
   type RawServerDefault,
 } from "fastify";
 import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { HttpTimeouts } from "./config.ts";
 import { type ErrorBody, HttpError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 
@@ -33,6 +34,8 @@ export interface HttpServerOptions {
   docsPath: string;
   /** Requests per minute per client IP; 0 disables the limit. */
   rateLimitPerMinute: number;
+  /** Slow-client bounds; Node's defaults (no body-idle bound) when absent. */
+  timeouts?: HttpTimeouts;
   bodyLimit?: number;
   /** Extra OpenAPI components (security schemes…). */
   openapiComponents?: Record<string, unknown>;
@@ -69,7 +72,9 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
       return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: "array", removeAdditional: false } },
+    ...serverTimeouts(opts.timeouts),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (opts.timeouts) guardBodyIdle(app, opts.timeouts.bodyIdleMs);
 
   const routes: Array<{ method: string; url: string }> = [];
   app.addHook("onRoute", (route) => {
@@ -109,6 +114,41 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
   installMetrics(app, opts.name);
   await installOpenApi(app, opts);
   return app;
+}
+
+/**
+ * Node's own bounds: the whole request within requestMs (checked every second, so the bound is
+ * that plus a second), headers within headersMs, idle keep-alive sockets closed after keepAliveMs.
+ * No socket-wide idle timeout: an analysis may work a minute before its answer's first byte.
+ */
+function serverTimeouts(t: HttpTimeouts | undefined) {
+  if (!t) return {};
+  return {
+    requestTimeout: t.requestMs,
+    keepAliveTimeout: t.keepAliveMs,
+    http: { headersTimeout: t.headersMs, connectionsCheckingInterval: 1_000 },
+  };
+}
+
+/**
+ * While a request body is arriving, a silence longer than idleMs closes the connection (a client
+ * trickling a byte every few seconds). Node emits the socket's timeout on the request only while
+ * it is incomplete; once the body is in, the reply's listener keeps a long analysis from being cut.
+ */
+function guardBodyIdle(app: App, idleMs: number): void {
+  app.addHook("onRequest", async (req, reply) => {
+    const raw = req.raw;
+    const length = raw.headers["content-length"];
+    const hasBody =
+      raw.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+    if (raw.complete || !hasBody) return;
+    raw.socket.setTimeout(idleMs);
+    raw.on("timeout", () => {
+      req.log.warn({ idleMs }, "request body idle too long: closing the connection");
+      raw.socket.destroy();
+    });
+    reply.raw.on("timeout", () => undefined);
+  });
 }
 
 function installErrorHandlers(app: App, mapError: HttpServerOptions["mapError"]): void {

@@ -49,6 +49,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     specPath: "/openapi.json",
     docsPath: "/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
+    timeouts: opts.common.timeouts,
   });
   const requestedLimits: UploadLimits = {
     maxFileSize: config.maxFileSize,

@@ -106,6 +106,7 @@ export async function buildIntelServer(opts: {
     specPath: "/api/schema/",
     docsPath: "/api/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
+    timeouts: opts.common.timeouts,
     protectDocs: docsAuth,
     cookieSecret: services.secretKey,
     mapError: (err) =>
