@@ -1,5 +1,5 @@
 import path from "node:path";
-import { integer, oneOf, readSettings, text } from "./settings.ts";
+import { integer, oneOf, optionalText, readSettings, text } from "./settings.ts";
 
 /** Where the repository lives; relative paths in settings are resolved against it. */
 export const ROOT = process.env.LOUPE_ROOT ?? path.resolve(import.meta.dirname, "../..");
@@ -21,6 +21,10 @@ export const commonSettings = {
     0,
     "Requests per minute per client IP on each service (0 = unlimited).",
     { min: 0 },
+  ),
+  metricsToken: optionalText(
+    "METRICS_TOKEN",
+    "When set, /metrics answers only to `Authorization: Bearer <token>` (a Prometheus bearer_token).",
   ),
   requestTimeoutMs: integer(
     "HTTP_REQUEST_TIMEOUT_MS",

@@ -3,7 +3,7 @@
  * security headers, optional rate limiting, Prometheus metrics at /metrics, the OpenAPI 3.1
  * document and its interactive docs (assets served locally), and graceful shutdown.
  */
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import cookie from "@fastify/cookie";
 import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
@@ -36,6 +36,15 @@ export interface HttpServerOptions {
   rateLimitPerMinute: number;
   /** Slow-client bounds; Node's defaults (no body-idle bound) when absent. */
   timeouts?: HttpTimeouts;
+  /** When set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /**
+   * A secret path prefix (intel's admin panel): its routes are left out of the OpenAPI document
+   * and counted in metrics under `/{private}`, so the path appears nowhere a client can read.
+   */
+  privatePrefix?: string;
+  /** Send HSTS on every answer (the service is reached over https: BASE_URL); else only on https requests. */
+  alwaysHsts?: boolean;
   bodyLimit?: number;
   /** Extra OpenAPI components (security schemes…). */
   openapiComponents?: Record<string, unknown>;
@@ -96,7 +105,10 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
       },
     },
     crossOriginEmbedderPolicy: false,
+    // HSTS over plain HTTP means nothing and is wrong (RFC 6797 §7.2): added below only over https.
+    strictTransportSecurity: false,
   });
+  installHsts(app, opts.alwaysHsts ?? false);
   if (opts.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       max: opts.rateLimitPerMinute,
@@ -111,7 +123,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
     });
   }
   if (opts.cookieSecret) await app.register(cookie, { secret: opts.cookieSecret });
-  installMetrics(app, opts.name);
+  installMetrics(app, opts);
   await installOpenApi(app, opts);
   return app;
 }
@@ -194,9 +206,24 @@ function describeValidation(err: FastifyError): string {
   return `Invalid ${where}: ${parts.join("; ") || err.message}.`;
 }
 
-function installMetrics(app: App, service: string): void {
+function installHsts(app: App, always: boolean): void {
+  app.addHook("onSend", async (req, reply) => {
+    if (always || req.protocol === "https")
+      reply.header("strict-transport-security", "max-age=31536000; includeSubDomains");
+  });
+}
+
+/** The metrics label of a route: its pattern, with a secret prefix replaced by `/{private}`. */
+function routeLabel(url: string | undefined, privatePrefix: string | undefined): string {
+  if (!url) return "unmatched";
+  if (privatePrefix && (url === privatePrefix || url.startsWith(`${privatePrefix}/`)))
+    return `/{private}${url.slice(privatePrefix.length)}`;
+  return url;
+}
+
+function installMetrics(app: App, opts: HttpServerOptions): void {
   const registry = new Registry();
-  registry.setDefaultLabels({ service });
+  registry.setDefaultLabels({ service: opts.name });
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({
     name: "http_request_duration_seconds",
@@ -207,15 +234,28 @@ function installMetrics(app: App, service: string): void {
   });
   app.addHook("onResponse", async (req, reply) => {
     duration.observe(
-      { method: req.method, route: req.routeOptions.url ?? "unmatched", status_code: reply.statusCode },
+      {
+        method: req.method,
+        route: routeLabel(req.routeOptions.url, opts.privatePrefix),
+        status_code: reply.statusCode,
+      },
       reply.elapsedTime / 1000,
     );
   });
   app.decorate("metricsRegistry", registry);
-  app.get("/metrics", { schema: { hide: true } }, async (_req, reply) => {
+  const expected = opts.metricsToken ? `Bearer ${opts.metricsToken}` : undefined;
+  app.get("/metrics", { schema: { hide: true } }, async (req, reply) => {
+    if (expected && !sameSecret(req.headers.authorization ?? "", expected))
+      throw new HttpError(401, "not_authenticated", "/metrics needs Authorization: Bearer <METRICS_TOKEN>.");
     reply.type(registry.contentType);
     return registry.metrics();
   });
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> {
@@ -227,6 +267,8 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
     },
     transform: ({ schema, url }) => {
       const s = schema as Record<string, unknown> | undefined;
+      if (routeLabel(url, opts.privatePrefix) !== url)
+        return { schema: { ...s, hide: true } as typeof schema, url };
       if (!s?.[MULTIPART_BODY]) return { schema, url };
       const { [MULTIPART_BODY]: body, ...rest } = s;
       return { schema: { ...rest, body, consumes: ["multipart/form-data"] } as typeof schema, url };

@@ -50,6 +50,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     docsPath: "/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
     timeouts: opts.common.timeouts,
+    metricsToken: opts.common.metricsToken,
   });
   const requestedLimits: UploadLimits = {
     maxFileSize: config.maxFileSize,

@@ -107,6 +107,9 @@ export async function buildIntelServer(opts: {
     docsPath: "/api/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
     timeouts: opts.common.timeouts,
+    metricsToken: opts.common.metricsToken,
+    privatePrefix: `/${services.adminPath}`,
+    alwaysHsts: services.config.baseUrl.startsWith("https:"),
     protectDocs: docsAuth,
     cookieSecret: services.secretKey,
     mapError: (err) =>

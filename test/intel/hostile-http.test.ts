@@ -1,6 +1,7 @@
 /**
  * Attacks on intel's HTTP edges, each against a real intel process: concurrent password guesses
- * against the login throttle. The attacked PID must still serve ordinary requests afterwards.
+ * against the login throttle, hunting the panel's secret path in what clients can read (metrics,
+ * OpenAPI), HSTS over plain HTTP. The attacked PID must still serve ordinary requests afterwards.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -8,6 +9,7 @@ import { type IntelProcess, PROCESS_PASSWORD, startIntelProcessWithKey } from ".
 import { assertSurvived } from "../helpers/real-process.ts";
 
 const ADMIN_PATH = "panel-0123456789abcdef";
+const METRICS_TOKEN = "metrics-secret-42";
 
 /** The login form's CSRF cookie and token, as a browser gets them. */
 async function loginForm(server: IntelProcess): Promise<{ cookie: string; csrf: string }> {
@@ -39,6 +41,7 @@ describe("intel HTTP edges (real process)", () => {
     server = await startIntelProcessWithKey({
       ADMIN_PATH,
       ADMIN_LOGIN_FAILURES_PER_USER: "5",
+      METRICS_TOKEN,
       INTEL_CONNECTORS: "",
     });
   });
@@ -53,6 +56,42 @@ describe("intel HTTP edges (real process)", () => {
     assert.equal(statuses.filter((s) => s === 429).length, 7, statuses.join(" "));
     // Locked: even the right password is refused until the window passes.
     assert.equal(await login(server, form, PROCESS_PASSWORD), 429);
+    await assertSurvived(server, () => server.api("/api/types/"));
+  });
+
+  it("never shows the panel's path outside the panel, even after someone opened it", async () => {
+    for (const path of ["/", "/login", "/investigate", "/users", "/static/app.css"]) {
+      await (await fetch(`${server.url}/${ADMIN_PATH}${path}`, { redirect: "manual" })).arrayBuffer();
+    }
+    const bearer = { authorization: `Bearer ${METRICS_TOKEN}` };
+    const metrics = await fetch(`${server.url}/metrics`, { headers: bearer });
+    assert.equal(metrics.status, 200);
+    const text = await metrics.text();
+    assert.match(text, /route="\/\{private\}\/login"/, "panel routes are counted under /{private}");
+    for (const path of ["/api/schema/", "/api/docs/json", "/api/docs/yaml"]) {
+      const res = await server.api(path);
+      assert.equal(res.status, 200, path);
+      const body = await res.text();
+      assert.match(body, /\/api\/request\//, `${path} documents the API`);
+      assert.doesNotMatch(body, new RegExp(ADMIN_PATH), `${path} names the panel`);
+      assert.doesNotMatch(body, /\{private\}/, `${path} lists panel routes`);
+    }
+    assert.doesNotMatch(text, new RegExp(ADMIN_PATH), "/metrics names the panel");
+  });
+
+  it("answers /metrics only with its token when METRICS_TOKEN is set", async () => {
+    const none = await fetch(`${server.url}/metrics`);
+    assert.equal(none.status, 401);
+    assert.equal(((await none.json()) as { code: string }).code, "not_authenticated");
+    const wrong = await fetch(`${server.url}/metrics`, { headers: { authorization: "Bearer nope" } });
+    assert.equal(wrong.status, 401);
+    await wrong.arrayBuffer();
+  });
+
+  it("sends no HSTS over plain HTTP", async () => {
+    const res = await fetch(`${server.url}/`);
+    await res.arrayBuffer();
+    assert.equal(res.headers.get("strict-transport-security"), null);
     await assertSurvived(server, () => server.api("/api/types/"));
   });
 });
