@@ -14,6 +14,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyRequest,
   type onRequestHookHandler,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -109,19 +110,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
     strictTransportSecurity: false,
   });
   installHsts(app, opts.alwaysHsts ?? false);
-  if (opts.rateLimitPerMinute > 0) {
-    await app.register(rateLimit, {
-      max: opts.rateLimitPerMinute,
-      timeWindow: 60_000,
-      // Thrown by the plugin, so it goes through our error handler like every other error.
-      errorResponseBuilder: (_req, ctx) =>
-        new HttpError(
-          429,
-          "rate_limited",
-          `Too many requests: at most ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} s.`,
-        ),
-    });
-  }
+  if (opts.rateLimitPerMinute > 0) await limitPerMinute(app, opts.rateLimitPerMinute);
   if (opts.cookieSecret) await app.register(cookie, { secret: opts.cookieSecret });
   installMetrics(app, opts);
   await installOpenApi(app, opts);
@@ -160,6 +149,29 @@ function guardBodyIdle(app: App, idleMs: number): void {
       raw.socket.destroy();
     });
     reply.raw.on("timeout", () => undefined);
+  });
+}
+
+/**
+ * At most `max` requests per minute per key (the client's address unless `keyOf` says otherwise)
+ * on the routes of `scope` registered after this call; past it 429 `rate_limited` with Retry-After.
+ */
+export async function limitPerMinute(
+  scope: App,
+  max: number,
+  keyOf?: (req: FastifyRequest) => string,
+): Promise<void> {
+  await scope.register(rateLimit, {
+    max,
+    timeWindow: 60_000,
+    ...(keyOf ? { keyGenerator: keyOf } : {}),
+    // Thrown by the plugin, so it goes through our error handler like every other error.
+    errorResponseBuilder: (_req, ctx) =>
+      new HttpError(
+        429,
+        "rate_limited",
+        `Too many requests: at most ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} s.`,
+      ),
   });
 }
 

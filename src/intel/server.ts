@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CommonConfig } from "../common/config.ts";
 import { HttpError } from "../common/errors.ts";
-import { type App, createHttpServer } from "../common/http.ts";
+import { type App, createHttpServer, limitPerMinute } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
 import { ConfigError } from "../common/settings.ts";
 import { VERSION } from "../common/version.ts";
@@ -129,6 +129,8 @@ export async function buildIntelServer(opts: {
   await registerAdmin(app, admin);
   await app.register(async (api) => {
     api.addHook("onRequest", auth);
+    const perKey = services.config.keyRateLimitPerMinute;
+    if (perKey > 0) await limitPerMinute(api as unknown as App, perKey, (req) => req.apiKeyHash ?? req.ip);
     registerApi(api as unknown as App, {
       store: services.store,
       lookups: services.lookups,

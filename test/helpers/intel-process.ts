@@ -17,17 +17,21 @@ export interface IntelProcess extends RealProcess {
 
 export const PROCESS_PASSWORD = "a-long-password";
 
-export async function startIntelProcessWithKey(env: Record<string, string> = {}): Promise<IntelProcess> {
-  const server = await startIntelProcess(env);
+/** A new admin user (password PROCESS_PASSWORD) and an API key of theirs, in the process's database. */
+export async function addUserWithKey(server: RealProcess): Promise<{ username: string; key: string }> {
   const store = await openStore(`sqlite:${path.join(server.dir, "intel.db")}`);
-  let key: string;
   const username = `tester${Math.random().toString(36).slice(2, 8)}`;
   try {
     const user = await createUser(store.db, username, PROCESS_PASSWORD, true);
-    key = (await createToken(store.db, user.id)).key;
+    return { username, key: (await createToken(store.db, user.id)).key };
   } finally {
     await store.close();
   }
+}
+
+export async function startIntelProcessWithKey(env: Record<string, string> = {}): Promise<IntelProcess> {
+  const server = await startIntelProcess(env);
+  const { username, key } = await addUserWithKey(server);
   return {
     ...server,
     key,

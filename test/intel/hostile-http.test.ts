@@ -5,7 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type IntelProcess, PROCESS_PASSWORD, startIntelProcessWithKey } from "../helpers/intel-process.ts";
+import {
+  addUserWithKey,
+  type IntelProcess,
+  PROCESS_PASSWORD,
+  startIntelProcessWithKey,
+} from "../helpers/intel-process.ts";
 import { assertSurvived } from "../helpers/real-process.ts";
 
 const ADMIN_PATH = "panel-0123456789abcdef";
@@ -42,6 +47,7 @@ describe("intel HTTP edges (real process)", () => {
       ADMIN_PATH,
       ADMIN_LOGIN_FAILURES_PER_USER: "5",
       METRICS_TOKEN,
+      INTEL_KEY_RATE_LIMIT_PER_MINUTE: "20",
       INTEL_CONNECTORS: "",
     });
   });
@@ -93,5 +99,32 @@ describe("intel HTTP edges (real process)", () => {
     await res.arrayBuffer();
     assert.equal(res.headers.get("strict-transport-security"), null);
     await assertSurvived(server, () => server.api("/api/types/"));
+  });
+
+  it("limits each API key: a flood of forced lookups stops at the limit, other keys still served", async () => {
+    const { key: flooder } = await addUserWithKey(server);
+    const ask = (key: string, value: string) =>
+      fetch(`${server.url}/api/request/`, {
+        method: "POST",
+        headers: { authorization: `Token ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ super_type: "ACTOR", type: "NGO", value, force: true }),
+      });
+    const tooLong = await ask(flooder, "x".repeat(2048));
+    assert.equal(tooLong.status, 400);
+    assert.equal(((await tooLong.json()) as { code: string }).code, "value_too_long");
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const res = await ask(flooder, `ngo ${i} ${"y".repeat(200)}`);
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    const limited = statuses.filter((s) => s === 429).length;
+    assert.equal(statuses.length - limited, 19, statuses.join(" ")); // 20 per minute, one spent above
+    const res = await server.api("/api/types/");
+    assert.equal(res.status, 200, "another key is not limited by this one");
+    await res.arrayBuffer();
+    const body = (await (await ask(flooder, "one more")).json()) as { code: string; detail: string };
+    assert.equal(body.code, "rate_limited");
+    assert.match(body.detail, /at most 20 per minute/);
   });
 });
