@@ -18,6 +18,7 @@ import type { Connector } from "./connectors/types.ts";
 import { createLookups, type Lookups } from "./domain/requests.ts";
 import { createJobQueue, type JobQueue } from "./queue/jobs.ts";
 import { isDatabaseUnavailable, openStore, type Store } from "./store/db.ts";
+import { scheduleRetention } from "./store/retention.ts";
 import { getOrCreateSetting, randomHex } from "./store/settings.ts";
 
 export interface IntelServices {
@@ -30,6 +31,8 @@ export interface IntelServices {
   adminPath: string;
   /** Signs the admin panel's cookies (SECRET_KEY, or a random one made once and kept). */
   secretKey: string;
+  /** Stops background work started for these services (the retention schedule) on close. */
+  onClose: Array<() => void>;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export async function openIntelServices(
     config.adminPath?.replace(/^\/+|\/+$/g, "") ??
     (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
   const secretKey = config.secretKey ?? (await getOrCreateSetting(store.db, "secret_key", randomHex(32)));
+  const onClose: Array<() => void> = [];
   return {
     store,
     queue,
@@ -72,16 +76,23 @@ export async function openIntelServices(
     config,
     adminPath,
     secretKey,
+    onClose,
     close: async () => {
+      for (const stop of onClose) stop();
       await queue.stop();
       await store.close();
     },
   };
 }
 
-/** Starts processing lookups in this process. */
-export function startWorker(services: IntelServices): void {
+/** Starts processing lookups in this process, and the retention sweep on its schedule. */
+export function startWorker(services: IntelServices, logger?: Logger): void {
   services.queue.start((id) => services.lookups.processRequest(id));
+  const { retentionDays, retentionSweepMinutes } = services.config;
+  if (retentionDays > 0) {
+    const stop = scheduleRetention(services.store.db, retentionDays, retentionSweepMinutes, logger);
+    services.onClose.push(stop);
+  }
 }
 
 export async function buildIntelServer(opts: {

@@ -1,0 +1,106 @@
+/**
+ * Retention on both databases: a subject nobody asked about within the window is forgotten with
+ * what only it reached; what vendors returned for a subject asked within the window stays whole.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { subjectKey } from "../../src/intel/domain/requests.ts";
+import { addCredentials } from "../../src/intel/store/credentials.ts";
+import { sweepRetention } from "../../src/intel/store/retention.ts";
+import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
+import {
+  type DbKind,
+  freshDatabase,
+  pollUntilDone,
+  postgresSkipReason,
+  startIntelServer,
+  type TestIntelServer,
+} from "../helpers/intel-server.ts";
+
+const MD5 = "44d88612fea8a8f36de82e1278abb02f";
+const FILE = { super_type: "OBSERVABLE", type: "MD5", value: MD5 };
+const DOMAIN = { super_type: "OBSERVABLE", type: "DOMAIN", value: "example.org" };
+const DAY = 86_400_000;
+
+interface Doc {
+  root_entity: { id: string };
+  entities: Array<{ id: string }>;
+  relations: Array<{ id: string }>;
+  events: Array<{ id: string }>;
+}
+
+for (const kind of ["sqlite", "postgres"] as DbKind[]) {
+  describe(`retention on ${kind}`, { skip: kind === "postgres" ? await postgresSkipReason() : false }, () => {
+    let vt: FakeVendor;
+    let server: TestIntelServer;
+    let db: Awaited<ReturnType<typeof freshDatabase>>;
+    before(async () => {
+      vt = await startFakeVirusTotal({
+        [`files/${MD5}`]: vtFixture("file"),
+        "domains/example.org": vtFixture("domain"),
+      });
+      db = await freshDatabase(kind);
+      server = await startIntelServer({
+        databaseUrl: db.url,
+        env: { INTEL_VENDOR_URL_VIRUSTOTAL: vt.url, INTEL_RETENTION_DAYS: "0" },
+      });
+      await addCredentials(server.services.store.db, "virustotal", { api_key: VT_KEY });
+    });
+    after(async () => {
+      await server?.close();
+      await vt?.close();
+      await db?.drop();
+    });
+
+    const ids = (doc: Doc) => ({
+      entities: doc.entities.map((e) => e.id).sort(),
+      relations: doc.relations.map((r) => r.id).sort(),
+      events: doc.events.map((e) => e.id).sort(),
+    });
+    const count = async (table: "entities" | "relations" | "events") => {
+      const row = await server.services.store.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
+
+    it("keeps everything while every subject was asked within the window", async () => {
+      const file = (await (await pollUntilDone(server, FILE)).json()) as Doc;
+      const domain = (await (await pollUntilDone(server, DOMAIN)).json()) as Doc;
+      assert.ok(file.entities.length > 1 && domain.entities.length > 1, "vendors returned graphs");
+      const before = await count("entities");
+      const swept = await sweepRetention(server.services.store.db, 30);
+      assert.deepEqual(swept, { subjects: 0, requests: 0, entities: 0, relations: 0, events: 0 });
+      assert.equal(await count("entities"), before);
+    });
+
+    it("forgets a subject nobody asked about again, never what a subject asked within the window reached", async () => {
+      const fileBefore = (await (await pollUntilDone(server, FILE)).json()) as Doc;
+      const domainBefore = (await (await pollUntilDone(server, DOMAIN)).json()) as Doc;
+      const entitiesBefore = await count("entities");
+      // Forty days on, only the file was asked about again (within a 30-day window).
+      const later = new Date(Date.now() + 40 * DAY);
+      await server.services.store.db
+        .updateTable("subject_asks")
+        .set({ asked_at: later.toISOString() })
+        .where("subject_key", "=", subjectKey({ superType: "OBSERVABLE", type: "MD5", value: MD5 }))
+        .execute();
+      const swept = await sweepRetention(server.services.store.db, 30, later);
+      assert.equal(swept.subjects, 1);
+      assert.ok(swept.requests >= 1);
+      const onlyDomain = domainBefore.entities.filter((e) => !fileBefore.entities.some((f) => f.id === e.id));
+      assert.ok(onlyDomain.length > 0);
+      assert.equal(swept.entities, entitiesBefore - (await count("entities")));
+      assert.ok(swept.entities >= onlyDomain.length, "what only the forgotten subject reached is gone");
+
+      const fileAfter = await pollUntilDone(server, FILE);
+      assert.equal(fileAfter.status, 200, "the subject asked within the window still answers at once");
+      assert.deepEqual(ids((await fileAfter.json()) as Doc), ids(fileBefore));
+      const domainAgain = await server.api("/api/request/", { method: "POST", body: JSON.stringify(DOMAIN) });
+      assert.equal(domainAgain.status, 201, "the forgotten subject is looked up anew");
+      await domainAgain.arrayBuffer();
+      assert.equal((await pollUntilDone(server, DOMAIN)).status, 200);
+    });
+  });
+}
