@@ -16,7 +16,22 @@ const BOUND_MS = 10_000;
 /** Strings that make backtracking engines explode on the taxonomy's patterns, cut to the type's cap. */
 function worstCases(t: TypeInfo): string[] {
   const n = t.maxLength;
-  const pumps = ["1", "a", "1 ", "(1", "a.", "a-", "0:", "a/", "1.", "a@", "a%", t.example ?? "a"];
+  const pumps = [
+    "1",
+    "a",
+    "1 ",
+    "(1",
+    "a.",
+    "a-",
+    "0:",
+    "a/",
+    "1.",
+    "a@",
+    "a%",
+    "a[.]",
+    "[at]",
+    t.example ?? "a",
+  ];
   // " !" ends each one: no format allows a space followed by "!".
   const within = pumps.map((p) => `${p.repeat(Math.ceil(n / p.length)).slice(0, n - 2)} !`);
   return [...within, "1".repeat(n + 1), "a".repeat(n + 1)];

@@ -39,6 +39,31 @@ const DEFANG_SCHEME = /^(?:hxxps?|fxp)(?=\[?:)/i;
 const DEFANG_AT = /\[at\]|\(at\)|\{at\}|\[@\]|\(@\)/gi;
 const INVISIBLE = /[\u200b-\u200d\u2060\ufeff]/g;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const ROOT_DOT = /\.$/;
+const HOST_END = /[/?#]/;
+const PORT = /:\d*$/;
+const ASN_PREFIX = /^as\s*/i;
+const SPACES = /\s+/g;
+export const CONTROL = /\p{Cc}/u;
+
+/**
+ * Every V8 (backtracking) regular expression that runs on a raw value: a test proves each one
+ * linear with a ReDoS checker. The types' formats themselves run on RE2.
+ */
+export const NORMALISING_PATTERNS: readonly RegExp[] = [
+  DEFANG_DOTS,
+  DEFANG_COLON,
+  DEFANG_SCHEME,
+  DEFANG_AT,
+  INVISIBLE,
+  HAS_SCHEME,
+  ROOT_DOT,
+  HOST_END,
+  PORT,
+  ASN_PREFIX,
+  SPACES,
+  CONTROL,
+];
 
 /** Defanged forms back to what they stand for (`hxxps[:]//evil[.]example` → `https://evil.example`). */
 export function refang(value: string): string {
@@ -51,7 +76,7 @@ export function refang(value: string): string {
 }
 
 function hostName(host: string): string {
-  const bare = host.toLowerCase().replace(/\.$/, "");
+  const bare = host.toLowerCase().replace(ROOT_DOT, "");
   // An internationalised name becomes its ASCII (punycode) form, the one vendors index.
   return domainToASCII(bare) || bare;
 }
@@ -59,10 +84,10 @@ function hostName(host: string): string {
 function normaliseUrl(value: string): string {
   const withScheme = HAS_SCHEME.test(value) ? value : `http://${value}`;
   const schemeEnd = withScheme.indexOf("://") + 3;
-  let hostEnd = withScheme.slice(schemeEnd).search(/[/?#]/);
+  let hostEnd = withScheme.slice(schemeEnd).search(HOST_END);
   hostEnd = hostEnd < 0 ? withScheme.length : schemeEnd + hostEnd;
   const authority = withScheme.slice(schemeEnd, hostEnd);
-  const port = /:\d*$/.exec(authority)?.[0] ?? "";
+  const port = PORT.exec(authority)?.[0] ?? "";
   const host = authority.slice(0, authority.length - port.length);
   const rest = withScheme.slice(hostEnd);
   const scheme = withScheme.slice(0, schemeEnd).toLowerCase();
@@ -100,8 +125,8 @@ const NORMALISERS: Readonly<Record<string, (value: string) => string>> = {
   SHA1: (v) => v.toLowerCase(),
   SHA256: (v) => v.toLowerCase(),
   MAC: (v) => v.toLowerCase().replaceAll("-", ":"),
-  ASN: (v) => `AS${v.replace(/^as\s*/i, "")}`,
-  PHONE: (v) => v.replace(/\s+/g, " "),
+  ASN: (v) => `AS${v.replace(ASN_PREFIX, "")}`,
+  PHONE: (v) => v.replace(SPACES, " "),
 };
 
 /** Applied once the value matched its pattern: the canonical spelling of an equal value. */

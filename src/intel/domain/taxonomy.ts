@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { RE2JS } from "re2js";
-import { canonicalValue, normaliseValue, valueCap } from "./taxonomy-values.ts";
+import { CONTROL, canonicalValue, normaliseValue, valueCap } from "./taxonomy-values.ts";
 
 interface RawType {
   short_name: string;
@@ -81,7 +81,7 @@ export function checkValue(type: TypeInfo, raw: string): ValueCheck {
   if (value === "") return { problem: "The value is empty.", code: "invalid_value" };
   if (value.length > type.maxLength) return tooLong(type);
   // Control characters are never part of a name, an address or a hash.
-  if (/\p{Cc}/u.test(value))
+  if (CONTROL.test(value))
     return { problem: "The value contains control characters.", code: "invalid_value" };
   if (type.pattern && !type.pattern.test(value)) {
     const shown = raw.trim().length > 80 ? `${raw.trim().slice(0, 80)}…` : raw.trim();
