@@ -44,6 +44,8 @@ describe("values as people type them", () => {
       ["EMAIL", "someone[at]Example[.]org", "someone@example.org"],
       ["EMAIL", "a.b+c@Example.ORG", "a.b+c@example.org"],
       ["IPV4", "192.0.2[.]1", "192.0.2.1"],
+      ["IPV4", "192.000.002.010", "192.0.2.10"],
+      ["CIDR", "192.0.2(.)0/24", "192.0.2.0/24"],
       ["IPV6", "2001:DB8:0:0:0:0:0:1", "2001:db8::1"],
       ["MD5", "D41D8CD98F00B204E9800998ECF8427E", "d41d8cd98f00b204e9800998ecf8427e"],
       ["ASN", "as15169", "AS15169"],

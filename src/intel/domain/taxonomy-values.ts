@@ -111,15 +111,28 @@ function normaliseIpv6(value: string): string {
   }
 }
 
+/** `192.168.001.010` → `192.168.1.10`: people mean decimal (never inet_aton's octal). */
+function decimalOctets(ip: string): string {
+  const parts = ip.split(".");
+  if (parts.length !== 4 || !parts.every((p) => p.length > 0 && p.length <= 3 && [...p].every(isDigit)))
+    return ip;
+  return parts.map((p) => String(Number(p))).join(".");
+}
+
+const isDigit = (c: string) => c >= "0" && c <= "9";
+
 const NORMALISERS: Readonly<Record<string, (value: string) => string>> = {
   DOMAIN: (v) => hostName(refang(v)),
   HOSTNAME: (v) => hostName(refang(v)),
   URL: (v) => normaliseUrl(refang(v)),
   URI: (v) => refang(v),
   EMAIL: (v) => normaliseEmail(refang(v)),
-  IPV4: (v) => refang(v),
+  IPV4: (v) => decimalOctets(refang(v)),
   IPV6: (v) => refang(v).toLowerCase(),
-  CIDR: (v) => refang(v),
+  CIDR: (v) => {
+    const [ip = "", bits] = refang(v).split("/");
+    return bits === undefined ? ip : `${decimalOctets(ip)}/${bits}`;
+  },
   CVE: (v) => v.toUpperCase(),
   MD5: (v) => v.toLowerCase(),
   SHA1: (v) => v.toLowerCase(),
