@@ -62,6 +62,8 @@ describe("values as people type them", () => {
     assert.match(refused("DOMAIN", "not a domain"), /not a valid/);
     assert.match(refused("CVE", "CVE-21-1"), /for example CVE-2021-44228/);
     assert.match(refused("MD5", "abc"), /not a valid/);
+    assert.match(refused("CIDR", "192.0.2.0/24/8"), /not a valid/);
+    assert.match(refused("CIDR", "192.0.2.0"), /not a valid/);
     assert.match(refused("URL", "http://exa mple.com"), /not a valid/);
     assert.match(refused("EMAIL", "nobody"), /not a valid/);
     assert.match(refused("DOMAIN", "   "), /empty/);

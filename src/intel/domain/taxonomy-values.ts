@@ -130,8 +130,9 @@ const NORMALISERS: Readonly<Record<string, (value: string) => string>> = {
   IPV4: (v) => decimalOctets(refang(v)),
   IPV6: (v) => refang(v).toLowerCase(),
   CIDR: (v) => {
-    const [ip = "", bits] = refang(v).split("/");
-    return bits === undefined ? ip : `${decimalOctets(ip)}/${bits}`;
+    const cidr = refang(v);
+    const slash = cidr.indexOf("/");
+    return slash < 0 ? cidr : `${decimalOctets(cidr.slice(0, slash))}${cidr.slice(slash)}`;
   },
   CVE: (v) => v.toUpperCase(),
   MD5: (v) => v.toLowerCase(),
