@@ -76,6 +76,13 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
     });
 
     it("forgets a subject nobody asked about again, never what a subject asked within the window reached", async () => {
+      // A forced refresh: the file now has two finished requests.
+      const forced = await server.api("/api/request/", {
+        method: "POST",
+        body: JSON.stringify({ ...FILE, force: true }),
+      });
+      assert.equal(forced.status, 201);
+      await forced.arrayBuffer();
       const fileBefore = (await (await pollUntilDone(server, FILE)).json()) as Doc;
       const domainBefore = (await (await pollUntilDone(server, DOMAIN)).json()) as Doc;
       const entitiesBefore = await count("entities");
@@ -88,12 +95,18 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         .execute();
       const swept = await sweepRetention(server.services.store.db, 30, later);
       assert.equal(swept.subjects, 1);
-      assert.ok(swept.requests >= 1);
+      assert.equal(swept.requests, 2, "the domain's request and the file's older one");
       const onlyDomain = domainBefore.entities.filter((e) => !fileBefore.entities.some((f) => f.id === e.id));
       assert.ok(onlyDomain.length > 0);
       assert.equal(swept.entities, entitiesBefore - (await count("entities")));
       assert.ok(swept.entities >= onlyDomain.length, "what only the forgotten subject reached is gone");
 
+      const fileRequests = await server.services.store.db
+        .selectFrom("requests")
+        .select("id")
+        .where("subject_key", "=", subjectKey({ superType: "OBSERVABLE", type: "MD5", value: MD5 }))
+        .execute();
+      assert.equal(fileRequests.length, 1, "only the request its lookup names is kept");
       const fileAfter = await pollUntilDone(server, FILE);
       assert.equal(fileAfter.status, 200, "the subject asked within the window still answers at once");
       assert.deepEqual(ids((await fileAfter.json()) as Doc), ids(fileBefore));

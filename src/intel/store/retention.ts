@@ -75,10 +75,13 @@ export async function sweepRetention(
   now: Date = new Date(),
 ): Promise<SweepCounts> {
   const cutoff = new Date(now.getTime() - days * 86_400_000).toISOString();
-  const staleRequests = sql`select id from requests where subject_key in (${stale(cutoff)})`;
-  await affected(db, sql`delete from jobs where request_id in (${staleRequests})`);
-  const requests = await affected(db, sql`delete from requests where subject_key in (${stale(cutoff)})`);
   await affected(db, sql`delete from lookups where subject_key in (${stale(cutoff)})`);
+  // Finished requests older than the window go too (forced refreshes pile up), except the one a
+  // lookup still names: its per-vendor statuses are what GET /api/request/<id>/ shows.
+  const oldRequests = sql`select id from requests where created_at < ${cutoff}
+    and status not in ('ENQUEUED', 'PROCESSING') and id not in (select request_id from lookups)`;
+  await affected(db, sql`delete from jobs where request_id in (${oldRequests})`);
+  const requests = await affected(db, sql`delete from requests where id in (${oldRequests})`);
   const subjects = await affected(db, sql`delete from subject_asks where subject_key in (${stale(cutoff)})`);
   const live = withLive(cutoff);
   const events = await affected(
