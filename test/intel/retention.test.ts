@@ -115,5 +115,31 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       await domainAgain.arrayBuffer();
       assert.equal((await pollUntilDone(server, DOMAIN)).status, 200);
     });
+
+    it("is swept by the worker on its schedule", async () => {
+      const db2 = server.services.store.db;
+      const old = new Date(Date.now() - 10 * DAY).toISOString();
+      await db2
+        .insertInto("subject_asks")
+        .values({ subject_key: "OBSERVABLE/MD5/forgotten", asked_at: old })
+        .execute();
+      const worker = await startIntelServer({
+        databaseUrl: db.url,
+        env: { INTEL_RETENTION_DAYS: "1", INTEL_RETENTION_SWEEP_MINUTES: "1", INTEL_CONNECTORS: "" },
+      });
+      try {
+        const deadline = Date.now() + 15_000;
+        let left = 1;
+        while (left > 0 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 200));
+          left = (
+            await db2.selectFrom("subject_asks").select("subject_key").where("asked_at", "=", old).execute()
+          ).length;
+        }
+        assert.equal(left, 0, "the worker swept the forgotten subject");
+      } finally {
+        await worker.close();
+      }
+    });
   });
 }
