@@ -7,35 +7,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { RE2JS } from "re2js";
 import { SUPER_TYPES, type TypeInfo } from "../../src/intel/domain/taxonomy.ts";
+import { worstCaseValues } from "../helpers/hostile-values.ts";
 import { type IntelProcess, startIntelProcessWithKey } from "../helpers/intel-process.ts";
 import { assertSurvived } from "../helpers/real-process.ts";
 
 /** Far above what a linear match of a few KB takes, far below what the old PHONE pattern took (hours). */
 const BOUND_MS = 10_000;
-
-/** Strings that make backtracking engines explode on the taxonomy's patterns, cut to the type's cap. */
-function worstCases(t: TypeInfo): string[] {
-  const n = t.maxLength;
-  const pumps = [
-    "1",
-    "a",
-    "1 ",
-    "(1",
-    "a.",
-    "a-",
-    "0:",
-    "a/",
-    "1.",
-    "a@",
-    "a%",
-    "a[.]",
-    "[at]",
-    t.example ?? "a",
-  ];
-  // " !" ends each one: no format allows a space followed by "!".
-  const within = pumps.map((p) => `${p.repeat(Math.ceil(n / p.length)).slice(0, n - 2)} !`);
-  return [...within, "1".repeat(n + 1), "a".repeat(n + 1)];
-}
 
 async function post(server: IntelProcess, t: TypeInfo, value: string): Promise<Response> {
   return server.api("/api/request/", {
@@ -66,7 +43,7 @@ describe("hostile values (real intel process)", () => {
 
   it("answers every type's worst-case values with 400 within the bound", async () => {
     for (const t of SUPER_TYPES.flatMap((s) => s.types)) {
-      const cases = t.pattern ? worstCases(t) : ["x".repeat(t.maxLength + 1)];
+      const cases = t.pattern ? worstCaseValues(t) : ["x".repeat(t.maxLength + 1)];
       for (const value of cases) {
         const res = await post(server, t, value);
         const body = (await res.json()) as { code: string; detail: string };
