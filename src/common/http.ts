@@ -284,9 +284,9 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
     },
     transform: ({ schema, url }) => {
       const s = schema as Record<string, unknown> | undefined;
-      if (!s) return { schema, url };
       if (routeLabel(url, opts.privatePrefix) !== url)
         return { schema: { ...s, hide: true } as typeof schema, url };
+      if (!s) return { schema, url };
       const { [MULTIPART_BODY]: body, ...rest } = s;
       const documented = s.querystring ? { ...rest, querystring: optionalDefaults(s.querystring) } : rest;
       if (!body) return { schema: documented as typeof schema, url };
