@@ -7,10 +7,9 @@ import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import type { Lookups } from "../domain/requests.ts";
 import { vendorErrors } from "../domain/requests.ts";
-import { serviceStatus } from "../domain/status.ts";
+import { moduleStatuses, serviceStatus } from "../domain/status.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
-import { configuredVendors } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import { parseSubject } from "./subject.ts";
@@ -80,7 +79,7 @@ function gitCommitHash(): string {
 }
 
 export function registerApi(app: App, deps: ApiDeps): void {
-  const { lookups, store, connectors } = deps;
+  const { lookups, connectors } = deps;
   const tags = ["intel"];
 
   app.post(
@@ -184,18 +183,13 @@ export function registerApi(app: App, deps: ApiDeps): void {
 
   app.get(
     "/api/modules/",
-    { schema: { tags, summary: "Connectors and whether they are configured" } },
-    async () => {
-      const configured = await configuredVendors(store.db);
-      return connectors.map((c) => ({
-        id: c.id,
-        vendor: c.vendor,
-        description: c.description,
-        supported_types: c.supportedTypes.map((t) => `${t.superType}/${t.type}`),
-        credential_fields: c.credentialFields,
-        configured: c.credentialFields.length === 0 || configured.has(c.id),
-      }));
+    {
+      schema: {
+        tags,
+        summary: "Every connector; `configured` counts its credential sets (Threatr's AvailableModule)",
+      },
     },
+    async () => moduleStatuses(deps),
   );
 
   app.get(
