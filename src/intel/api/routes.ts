@@ -5,6 +5,7 @@ import { HttpError, notFound } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
+import { superTypeJson, typeJson } from "../domain/document.ts";
 import type { Lookups } from "../domain/requests.ts";
 import { vendorErrors } from "../domain/requests.ts";
 import { moduleStatuses, serviceStatus } from "../domain/status.ts";
@@ -24,6 +25,13 @@ export interface ApiDeps {
 
 const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { additionalProperties: true });
 
+const TypeRefSchema = Type.Object({
+  name: Type.String(),
+  short_name: Type.String(),
+  description: Type.String(),
+  nf_icon: Type.String(),
+});
+
 const RequestBody = Type.Object({
   super_type: Type.String({
     minLength: 1,
@@ -40,12 +48,13 @@ const RequestBody = Type.Object({
   depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
 });
 
+/** Threatr's RequestSerializer: super type and type as the same objects as an entity's. */
 function requestJson(r: RequestsTable) {
   return {
     id: r.id,
     value: r.value,
-    super_type: r.super_type,
-    type: r.type,
+    super_type: superTypeJson(r.super_type),
+    type: typeJson(r.super_type, r.type),
     status: r.status,
     created_at: r.created_at,
   };
@@ -105,8 +114,8 @@ export function registerApi(app: App, deps: ApiDeps): void {
           201: Type.Object({
             id: Type.String(),
             value: Type.String(),
-            super_type: Type.String(),
-            type: Type.String(),
+            super_type: TypeRefSchema,
+            type: TypeRefSchema,
             status: Type.String(),
             created_at: Type.String(),
           }),
