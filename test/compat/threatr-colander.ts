@@ -137,3 +137,47 @@ export function renderStatusPage(status: Json): string[] {
   }
   return lines;
 }
+
+/** InvestigateSearchForm: choices built from types/supported, then clean() — null when Colander accepts the pair. */
+export function investigateFormError(supported: Json, superType: string, type: string): string | null {
+  const superChoices = supported.super_types.map((t: { name: string }) => t.name.toUpperCase());
+  const typeChoices = Object.values(supported.types as Record<string, Array<{ id: string }>>).flatMap((m) =>
+    m.map((t) => t.id.toUpperCase()),
+  );
+  if (!superChoices.includes(superType)) return "Select a valid choice (super type)";
+  if (!typeChoices.includes(type)) return "Select a valid choice (type)";
+  if (!(superType in supported.types)) return "Invalid model selected";
+  if (!supported.types[superType].some((t: { id: string }) => t.id === type)) return "Invalid types combination";
+  return null;
+}
+
+/**
+ * investigate_search_view after a 200: what it reads from the document (root_entity.super_type,
+ * entities[].super_type / type.name / id, events) to build its tabs, and the pivot form of every
+ * importable entity (templates post type/value/super_type from entity.type.short_name, name,
+ * super_type.short_name).
+ */
+export function investigateOrdering(results: Json) {
+  const root = results.root_entity;
+  const types: Record<string, { count: number; entities: Json[] }> = {
+    [root.super_type.short_name]: { count: 1, entities: [root] },
+  };
+  let externalDoc = 0;
+  const byId: Record<string, Json> = {};
+  for (const entity of results.entities) {
+    const st = entity.super_type.short_name;
+    if (st === "EXT_DOC") {
+      externalDoc++;
+      continue;
+    }
+    types[st] ??= { count: 0, entities: [] };
+    types[st].count++;
+    types[st].entities.push(entity);
+    byId[entity.id] = entity;
+  }
+  for (const t of Object.values(types)) t.entities.sort((a, b) => String(a.type.name).localeCompare(b.type.name));
+  const pivots = Object.values(byId)
+    .filter((e) => ["OBSERVABLE", "DEVICE", "THREAT", "ACTOR"].includes(e.super_type.short_name))
+    .map((e) => ({ super_type: e.super_type.short_name, type: e.type.short_name, value: e.name }));
+  return { total: results.entities.length, events: results.events.length, externalDoc, types, byId, pivots };
+}

@@ -60,16 +60,34 @@ function requestJson(r: RequestsTable) {
   };
 }
 
+/** Python's str.title() on a short name: Colander upper-cases this name to find the key in `types`. */
+const titled = (shortName: string) => shortName.toLowerCase().replace(/(^|[^a-z])([a-z])/g, (_, p, c) => p + c.toUpperCase());
+
+/**
+ * Threatr's `types/supported` shape: `name` is the titled short name (Colander's form uses
+ * `name.upper()` as the key), each type `{id: short name, name and label: the taxonomy's name}`.
+ */
 function typesJson(superTypes: SuperTypeInfo[], keep: (superType: string, type: string) => boolean) {
   const types: Record<string, Array<{ id: string; name: string; label: string }>> = {};
   const supers: Array<{ name: string; short_name: string }> = [];
   for (const st of superTypes) {
     const list = st.types.filter((t) => keep(st.shortName, t.shortName));
     if (list.length === 0) continue;
-    supers.push({ name: st.name, short_name: st.shortName });
-    types[st.shortName] = list.map((t) => ({ id: t.shortName, name: t.shortName, label: t.name }));
+    supers.push({ name: titled(st.shortName), short_name: st.shortName });
+    types[st.shortName] = list
+      .map((t) => ({ id: t.shortName, name: t.name, label: t.name }))
+      .sort((a, b) => a.id.localeCompare(b.id));
   }
   return { super_types: supers, types };
+}
+
+/** Threatr's `types/` (FullEntitySuperTypeSerializer): every super type with its `sub_types`. */
+function taxonomyJson(superTypes: SuperTypeInfo[]) {
+  return superTypes.map((st) => ({
+    ...superTypeJson(st.shortName),
+    svg_icon: null,
+    sub_types: st.types.map((t) => typeJson(st.shortName, t.shortName)),
+  }));
 }
 
 let gitCommit: string | undefined;
@@ -179,7 +197,18 @@ export function registerApi(app: App, deps: ApiDeps): void {
 
   app.get(
     "/api/types/",
-    { schema: { tags, summary: "Every super type and type of the taxonomy" } },
+    { schema: { tags, summary: "Every super type of the taxonomy with its sub_types (Threatr's shape)" } },
+    async () => taxonomyJson(SUPER_TYPES),
+  );
+
+  app.get(
+    "/api/types/all/",
+    {
+      schema: {
+        tags,
+        summary: "Every type of the taxonomy in the shape of /api/types/supported/ (what /api/types/ answered before)",
+      },
+    },
     async () => typesJson(SUPER_TYPES, () => true),
   );
 
