@@ -147,7 +147,8 @@ export function investigateFormError(supported: Json, superType: string, type: s
   if (!superChoices.includes(superType)) return "Select a valid choice (super type)";
   if (!typeChoices.includes(type)) return "Select a valid choice (type)";
   if (!(superType in supported.types)) return "Invalid model selected";
-  if (!supported.types[superType].some((t: { id: string }) => t.id === type)) return "Invalid types combination";
+  if (!supported.types[superType].some((t: { id: string }) => t.id === type))
+    return "Invalid types combination";
   return null;
 }
 
@@ -175,7 +176,8 @@ export function investigateOrdering(results: Json) {
     types[st].entities.push(entity);
     byId[entity.id] = entity;
   }
-  for (const t of Object.values(types)) t.entities.sort((a, b) => String(a.type.name).localeCompare(b.type.name));
+  for (const t of Object.values(types))
+    t.entities.sort((a, b) => String(a.type.name).localeCompare(b.type.name));
   const pivots = Object.values(byId)
     .filter((e) => ["OBSERVABLE", "DEVICE", "THREAT", "ACTOR"].includes(e.super_type.short_name))
     .map((e) => ({ super_type: e.super_type.short_name, type: e.type.short_name, value: e.name }));

@@ -61,7 +61,8 @@ function requestJson(r: RequestsTable) {
 }
 
 /** Python's str.title() on a short name: Colander upper-cases this name to find the key in `types`. */
-const titled = (shortName: string) => shortName.toLowerCase().replace(/(^|[^a-z])([a-z])/g, (_, p, c) => p + c.toUpperCase());
+const titled = (shortName: string) =>
+  shortName.toLowerCase().replace(/(^|[^a-z])([a-z])/g, (_, p, c) => p + c.toUpperCase());
 
 /**
  * Threatr's `types/supported` shape: `name` is the titled short name (Colander's form uses
@@ -206,7 +207,8 @@ export function registerApi(app: App, deps: ApiDeps): void {
     {
       schema: {
         tags,
-        summary: "Every type of the taxonomy in the shape of /api/types/supported/ (what /api/types/ answered before)",
+        summary:
+          "Every type of the taxonomy in the shape of /api/types/supported/ (what /api/types/ answered before)",
       },
     },
     async () => typesJson(SUPER_TYPES, () => true),
