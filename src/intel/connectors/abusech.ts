@@ -3,6 +3,7 @@
  * by hash) and URLhaus (malware URLs and the hosts serving them). Their APIs answer HTTP 200 with
  * a `query_status`; the key goes in the `Auth-Key` header.
  */
+import { parseService, serviceName } from "./service.ts";
 import {
   type Connector,
   type EntityDraft,
@@ -99,21 +100,102 @@ export function normalizeThreatFox(raw: unknown, subject: Subject): Fragment {
   return { entities, relations, events };
 }
 
+const IOC_TYPES: Record<string, string> = {
+  domain: "DOMAIN",
+  url: "URL",
+  md5_hash: "MD5",
+  sha1_hash: "SHA1",
+  sha256_hash: "SHA256",
+};
+
+/** A ThreatFox IOC as an entity: `ip:port` is a service, the rest map to their observable type. */
+function iocRef(ioc: ThreatFoxIoc): EntityRef | undefined {
+  if (!ioc.ioc) return undefined;
+  if (ioc.ioc_type === "ip:port") {
+    const service = parseService(ioc.ioc);
+    return service
+      ? { superType: "OBSERVABLE", type: "SERVICE", name: serviceName(service.ip, service.port) }
+      : undefined;
+  }
+  const type = IOC_TYPES[ioc.ioc_type ?? ""];
+  return type ? { superType: "OBSERVABLE", type, name: ioc.ioc } : undefined;
+}
+
+/**
+ * A threat actor: the IOCs ThreatFox tags with its name (`taginfo`), attributed to it, the malware
+ * families they belong to used by it; each IOC's sighting is an event of that IOC.
+ */
+export function normalizeThreatFoxActor(raw: unknown, subject: Subject): Fragment {
+  const iocs = (((raw as { data?: unknown } | null)?.data ?? []) as ThreatFoxIoc[]).slice(0, 100);
+  const root = rootRef(subject);
+  const malware = [
+    ...new Set(
+      iocs.map((i) => i.malware_printable).filter((m): m is string => !!m && m !== "Unknown malware"),
+    ),
+  ];
+  const entities: EntityDraft[] = [
+    {
+      ...root,
+      attributes: {
+        threatfox_ioc_count: String(iocs.length),
+        threat_types: [...new Set(iocs.map((i) => i.threat_type).filter(Boolean))].join(","),
+      },
+    },
+  ];
+  const relations: RelationDraft[] = [];
+  const events: EventDraft[] = [];
+  for (const name of malware) {
+    entities.push(threatRef(name));
+    relations.push({ name: "uses", from: root, to: threatRef(name) });
+  }
+  for (const ioc of iocs) {
+    const ref = iocRef(ioc);
+    if (!ref) continue;
+    entities.push({ ...ref, attributes: { threatfox_confidence: String(ioc.confidence_level ?? "") } });
+    relations.push({ name: "attributed to", from: ref, to: root });
+    const first = abuseDate(ioc.first_seen);
+    if (first)
+      events.push({
+        type: "HIT",
+        name: `ThreatFox IOC: ${ioc.threat_type ?? "ioc"} tagged ${subject.value}`,
+        firstSeen: first,
+        lastSeen: abuseDate(ioc.last_seen) ?? first,
+        involved: ref,
+        attributes: { threatfox_id: String(ioc.id ?? ""), reporter: ioc.reporter ?? "" },
+      });
+  }
+  return { entities, relations, events };
+}
+
 export const threatfox: Connector = {
   id: "threatfox",
   vendor: "ThreatFox (abuse.ch)",
-  description: "IOCs (IPs, domains, URLs, hashes) with malware family and confidence.",
-  supportedTypes: ["IPV4", "DOMAIN", "HOSTNAME", "URL", "MD5", "SHA1", "SHA256"].map(observable),
+  description:
+    "IOCs (IPs, domains, URLs, hashes) with malware family and confidence; a threat actor's tagged IOCs.",
+  supportedTypes: [
+    ...["IPV4", "DOMAIN", "HOSTNAME", "URL", "MD5", "SHA1", "SHA256"].map(observable),
+    { superType: "ACTOR", type: "THREAT_ACTOR" },
+  ],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://threatfox-api.abuse.ch",
   async fetch(subject, credentials, { http }) {
+    if (subject.type === "THREAT_ACTOR") {
+      const res = await http.post("/api/v1/", {
+        json: { query: "taginfo", tag: subject.value.trim(), limit: 100 },
+        headers: auth(credentials),
+      });
+      return readStatus(res.json(), ["no_result", "unknown_tag", "illegal_tag"]);
+    }
     const res = await http.post("/api/v1/", {
       json: { query: "search_ioc", search_term: subject.value, exact_match: true },
       headers: auth(credentials),
     });
     return readStatus(res.json(), ["no_result"]);
   },
-  normalize: normalizeThreatFox,
+  normalize: (raw, subject) =>
+    subject.type === "THREAT_ACTOR"
+      ? normalizeThreatFoxActor(raw, subject)
+      : normalizeThreatFox(raw, subject),
 };
 
 // ── MalwareBazaar ─────────────────────────────────────────────────────────

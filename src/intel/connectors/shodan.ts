@@ -7,6 +7,7 @@
 import { isIP } from "node:net";
 import { dnsRecordFragment, parseDnsRecord } from "./dns-record.ts";
 import { facts } from "./facts.ts";
+import { parseService, serviceName } from "./service.ts";
 import {
   type Connector,
   type EntityDraft,
@@ -56,21 +57,6 @@ interface ShodanDomain {
 
 /** Shodan's timestamps have microseconds and no zone: UTC. */
 const shodanTime = (t: string | undefined) => (t ? `${t.slice(0, 19)}Z` : undefined);
-
-/** A service's name: `ip:port/transport product version` (an IPv6 address in brackets). */
-export function serviceName(ip: string, port: number, transport = "tcp", label = ""): string {
-  const host = isIP(ip) === 6 ? `[${ip}]` : ip;
-  return `${host}:${port}/${transport}${label ? ` ${label}` : ""}`;
-}
-
-/** `ip:port`, `[v6]:port`, optional `/tcp|udp` and a trailing label (Loupe's own names); null otherwise. */
-export function parseService(value: string): { ip: string; port: number; transport?: string } | null {
-  const m = /^\s*\[?([0-9A-Fa-f:.]+?)\]?:(\d{1,5})(?:\/(tcp|udp))?(?:\s.*)?$/i.exec(value);
-  if (!m || !isIP(m[1]!)) return null;
-  const port = Number(m[2]);
-  if (port < 1 || port > 65535) return null;
-  return { ip: m[1]!.toLowerCase(), port, ...(m[3] ? { transport: m[3].toLowerCase() } : {}) };
-}
 
 const bannerLabel = (s: ShodanBanner) => [s.product, s.version].filter(Boolean).join(" ");
 

@@ -16,6 +16,38 @@ import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
 const KEY = { api_key: "abuse-key-123" };
 
+describe("ThreatFox threat actors", () => {
+  it("turns the IOCs tagged with the actor into entities attributed to it, with their malware and sightings", () => {
+    const actor = { superType: "ACTOR", type: "THREAT_ACTOR", value: "Example Group" };
+    const f = threatfox.normalize(fixture("threatfox", "taginfo"), actor);
+    assert.deepEqual(f.entities[0]?.attributes, {
+      threatfox_ioc_count: "4",
+      threat_types: "botnet_cc,payload_delivery,payload",
+    });
+    assert.deepEqual(
+      f.relations.map((r) => `${r.from.type}:${r.from.name} ${r.name} ${r.to.name}`),
+      [
+        "THREAT_ACTOR:Example Group uses SparrowDoor",
+        "SERVICE:203.0.113.7:8443/tcp attributed to Example Group",
+        "DOMAIN:update-check.example.net attributed to Example Group",
+        "SHA256:9f2c3b0d8a1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c attributed to Example Group",
+      ],
+    );
+    assert.deepEqual(
+      f.events.map((e) => [e.involved.name, e.firstSeen, e.lastSeen]),
+      [
+        ["203.0.113.7:8443/tcp", "2026-09-12T06:40:11.000Z", "2026-09-12T06:40:11.000Z"],
+        ["update-check.example.net", "2026-09-13T10:00:00.000Z", "2026-10-01T08:00:00.000Z"],
+        [
+          "9f2c3b0d8a1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c",
+          "2026-09-14T12:30:00.000Z",
+          "2026-09-14T12:30:00.000Z",
+        ],
+      ],
+    );
+  });
+});
+
 describe("abuse.ch connectors: normalize", () => {
   it("reads abuse.ch dates", () => {
     assert.equal(abuseDate("2026-10-02 08:15:00 UTC"), "2026-10-02T08:15:00.000Z");
@@ -91,6 +123,13 @@ describe("abuse.ch connectors: fetch", () => {
   before(async () => {
     fake = await startFakeVendor({
       "/api/v1/": (body) => {
+        if (body.includes("taginfo")) {
+          return {
+            body: body.includes("Example Group")
+              ? fixture("threatfox", "taginfo")
+              : fixture("threatfox", "taginfo_unknown"),
+          };
+        }
         if (body.includes("search_ioc")) {
           return {
             body: body.includes("198.51.100.23")
@@ -113,6 +152,17 @@ describe("abuse.ch connectors: fetch", () => {
   });
   after(() => fake.close());
   const ctx = () => vendorContext(fake.url);
+
+  it("ThreatFox: a threat actor is asked with taginfo; an unknown tag is not known", async () => {
+    const actor = (value: string) => ({ superType: "ACTOR", type: "THREAT_ACTOR", value });
+    assert.ok(await threatfox.fetch(actor("Example Group"), KEY, ctx()));
+    assert.deepEqual(JSON.parse(fake.calls.at(-1)!.body), {
+      query: "taginfo",
+      tag: "Example Group",
+      limit: 100,
+    });
+    assert.equal(await threatfox.fetch(actor("Nobody"), KEY, ctx()), null);
+  });
 
   it("ThreatFox: POSTs search_ioc as JSON with the Auth-Key header; no_result is null", async () => {
     const found = await threatfox.fetch(
