@@ -57,6 +57,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
           body: body.includes("search_ioc") ? (body.includes(IP) ? ioc : noIoc) : bazaar,
         }),
         "/v1/host/": { body: fixture("urlhaus", "not_found") },
+        "/v1/payload/": { body: fixture("urlhaus", "payload_not_found") },
       });
       // Every other vendor, each on its own real paths, behind one loopback server.
       others = await startFakeVendor({
@@ -120,8 +121,10 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         "misp",
         "otx",
         "threatfox",
+        "urlhaus",
         "virustotal",
       ]);
+      assert.equal(doc.sources.urlhaus.status, "not_found", JSON.stringify(doc.sources));
       assert.equal(doc.sources.hashlookup.status, "ok", JSON.stringify(doc.sources));
       assert.equal(doc.sources.malwarebazaar.status, "ok", JSON.stringify(doc.sources));
       assert.equal(doc.sources.threatfox.status, "not_found");
