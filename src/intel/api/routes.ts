@@ -123,7 +123,12 @@ export function registerApi(app: App, deps: ApiDeps): void {
             {
               root_entity: Type.Object({}, { additionalProperties: true }),
               entities: Type.Array(Type.Object({}, { additionalProperties: true })),
-              events: Type.Array(Type.Object({}, { additionalProperties: true })),
+              events: Type.Array(Type.Object({}, { additionalProperties: true }), {
+                description: "The root entity's events (Threatr's contract)",
+              }),
+              neighbour_events: Type.Array(Type.Object({}, { additionalProperties: true }), {
+                description: "Events about the other entities of the result",
+              }),
               relations: Type.Array(Type.Object({}, { additionalProperties: true })),
               graph: Type.String({ description: "Mermaid flowchart LR" }),
               sources: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true })),
@@ -201,6 +206,8 @@ export function registerApi(app: App, deps: ApiDeps): void {
     { schema: { tags, summary: "Every super type of the taxonomy with its sub_types (Threatr's shape)" } },
     async () => taxonomyJson(SUPER_TYPES),
   );
+  // Colander's get_threatr_types asks for /api/types without the slash.
+  app.get("/api/types", { schema: { hide: true } }, async () => taxonomyJson(SUPER_TYPES));
 
   app.get(
     "/api/types/all/",

@@ -352,14 +352,14 @@ const urlhausDate = (value: string | null | undefined) =>
       : value,
   );
 
-const HEX = /^[0-9a-f]+$/i;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** A URL's payloads as SHA-256 file entities the URL delivers, each first seen as an event of the file. */
 function urlPayloads(payloads: UrlhausPayload[], url: EntityRef): Fragment {
   const fragment: Fragment = { entities: [], relations: [], events: [] };
   for (const p of payloads.slice(0, 100)) {
     const sha256 = p.response_sha256?.toLowerCase();
-    if (!sha256 || sha256.length !== 64 || !HEX.test(sha256)) continue;
+    if (!sha256 || !SHA256_HEX.test(sha256)) continue;
     const file: EntityRef = { superType: "OBSERVABLE", type: "SHA256", name: sha256 };
     fragment.entities.push({
       ...file,
