@@ -6,7 +6,8 @@ import { findClamd, type ManagedClamd, startManagedClamd } from "../files/clamd/
 import type { FilesConfig } from "../files/config.ts";
 import { buildFilesServer } from "../files/server.ts";
 import type { IntelConfig } from "../intel/config.ts";
-import { buildIntelServer, type IntelServices, openIntelServices, startWorker } from "../intel/server.ts";
+import { buildIntelServer } from "../intel/server.ts";
+import { type IntelServices, openIntelServices, startWorker } from "../intel/services/index.ts";
 
 export interface RunningService {
   url: string;

@@ -185,11 +185,18 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
       info: { title: `Loupe ${opts.name}`, version: opts.version, description: opts.description },
       components: opts.openapiComponents ?? {},
     },
+    // A shared schema's $id names its component: generated clients name their models after it.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
+    },
     transform: ({ schema, url }) => {
       const s = schema as Record<string, unknown> | undefined;
-      if (!s?.[MULTIPART_BODY]) return { schema, url };
+      if (!s) return { schema, url };
       const { [MULTIPART_BODY]: body, ...rest } = s;
-      return { schema: { ...rest, body, consumes: ["multipart/form-data"] } as typeof schema, url };
+      const documented = s.querystring ? { ...rest, querystring: optionalDefaults(s.querystring) } : rest;
+      if (!body) return { schema: documented as typeof schema, url };
+      return { schema: { ...documented, body, consumes: ["multipart/form-data"] } as typeof schema, url };
     },
   });
   await app.register(async (scope) => {
@@ -201,6 +208,17 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
       uiConfig: { url: opts.specPath, deepLinking: true },
     } as Parameters<typeof swaggerUi>[1]);
   });
+}
+
+/**
+ * A query parameter with a default may be left out (validation fills it in): documented as
+ * optional, so generated clients do not make callers pass it.
+ */
+function optionalDefaults(querystring: unknown): unknown {
+  const q = querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] };
+  if (!q?.properties || !q.required) return querystring;
+  const required = q.required.filter((name) => q.properties?.[name]?.default === undefined);
+  return { ...q, required };
 }
 
 /** Stops the given closeables once on SIGINT/SIGTERM, letting in-flight requests finish. */

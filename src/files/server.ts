@@ -15,8 +15,9 @@ import { VERSION } from "../common/version.ts";
 import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
 import { makeThumbnail, sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
+import { addAnalyzerComponents, addSharedComponents, nameOtherOperations } from "./openapi-names.ts";
+import { mandolinAliases } from "./processors/mandolin.ts";
 import {
-  analysisResultSchema,
   type EngineStatus,
   type Processor,
   ProcessorFailure,
@@ -59,6 +60,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
   app.addHook("onClose", async () => {
     await Promise.all(processors.map((p) => p.close?.()));
   });
+  nameOtherOperations(app);
 
   await app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -67,7 +69,9 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     scope.addHook("onError", async (_req, reply) => {
       reply.header("connection", "close");
     });
+    addSharedComponents(scope);
     for (const processor of processors) addProcessorRoute(scope, processor, limits);
+    for (const alias of mandolinAliases(processors)) addProcessorRoute(scope, alias, limits);
     addThumbnailRoute(scope, config, limits);
   });
 
@@ -87,6 +91,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
                 ready: Type.Boolean(),
                 version: Type.Optional(Type.String()),
                 detail: Type.Optional(Type.String()),
+                retired_workers: Type.Optional(Type.Integer()),
               }),
             ),
           }),
@@ -108,16 +113,20 @@ function engineFailure(err: unknown): Record<string, EngineStatus> {
 }
 
 function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits): void {
+  const body = Type.Object(
+    { file: fileField, ...processor.fields.properties },
+    { required: ["file", ...(processor.fields.required ?? [])] },
+  );
+  const refs = addAnalyzerComponents(app, processor, body);
   app.post(
     `/analyzer/${processor.name}`,
     {
       schema: {
         summary: processor.description,
-        [MULTIPART_BODY]: Type.Object(
-          { file: fileField, ...processor.fields.properties },
-          { required: ["file"] },
-        ),
-        response: { 200: analysisResultSchema(processor), 400: ErrorSchema, 501: ErrorSchema },
+        operationId: refs.operationId,
+        tags: ["analyzers"],
+        [MULTIPART_BODY]: refs.body,
+        response: { 200: refs.answer, 400: ErrorSchema, 501: ErrorSchema },
       },
     },
     async (req) => {

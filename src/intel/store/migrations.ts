@@ -1,7 +1,6 @@
 /** Schema migrations (portable Kysely schema builder) and the idempotent taxonomy seed. */
 import { type CreateTableBuilder, type Kysely, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
-import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import type { Database } from "./schema.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists.
@@ -178,19 +177,30 @@ const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   }),
 });
 
-export async function migrate(db: Kysely<Database>, dialect: "sqlite" | "postgres"): Promise<void> {
+/** The super types and types to keep in the type tables (given by the caller: the store knows no taxonomy). */
+export type TaxonomySeed = {
+  shortName: string;
+  name: string;
+  types: { shortName: string; name: string; icon: string }[];
+}[];
+
+export async function migrate(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  taxonomy: TaxonomySeed,
+): Promise<void> {
   if (dialect === "postgres") await sql`select pg_advisory_lock(4206942)`.execute(db);
   try {
     const { error } = await new Migrator({ db, provider: provider(dialect) }).migrateToLatest();
     if (error) throw error;
-    await seedTaxonomy(db);
+    await seedTaxonomy(db, taxonomy);
   } finally {
     if (dialect === "postgres") await sql`select pg_advisory_unlock(4206942)`.execute(db);
   }
 }
 
-async function seedTaxonomy(db: Kysely<Database>): Promise<void> {
-  for (const st of SUPER_TYPES) {
+async function seedTaxonomy(db: Kysely<Database>, taxonomy: TaxonomySeed): Promise<void> {
+  for (const st of taxonomy) {
     await db
       .insertInto("super_types")
       .values({ short_name: st.shortName, name: st.name })
