@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { fixture } from "../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../helpers/fake-vendor.ts";
-import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
+import { startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
 import {
   type DbKind,
   freshDatabase,

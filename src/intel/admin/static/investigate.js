@@ -160,7 +160,7 @@
       (r) => r.name,
       (r) => names.get(r.obj_to) ?? r.obj_to,
     ]);
-    fill("events", doc.events, [
+    fill("events", [...doc.events, ...(doc.neighbour_events ?? [])], [
       (e) => e.name,
       (e) => e.type?.short_name ?? e.type,
       (e) => names.get(e.involved_entity) ?? e.involved_entity,
