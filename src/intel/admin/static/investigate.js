@@ -160,14 +160,18 @@
       (r) => r.name,
       (r) => names.get(r.obj_to) ?? r.obj_to,
     ]);
-    fill("events", [...doc.events, ...(doc.neighbour_events ?? [])], [
-      (e) => e.name,
-      (e) => e.type?.short_name ?? e.type,
-      (e) => names.get(e.involved_entity) ?? e.involved_entity,
-      (e) => e.first_seen,
-      (e) => e.last_seen,
-      (e) => String(e.count),
-    ]);
+    fill(
+      "events",
+      [...doc.events, ...(doc.neighbour_events ?? [])],
+      [
+        (e) => e.name,
+        (e) => e.type?.short_name ?? e.type,
+        (e) => names.get(e.involved_entity) ?? e.involved_entity,
+        (e) => e.first_seen,
+        (e) => e.last_seen,
+        (e) => String(e.count),
+      ],
+    );
     fill("sources", Object.entries(doc.sources ?? {}), [
       ([vendor]) => vendor,
       ([, s]) => s.status,
