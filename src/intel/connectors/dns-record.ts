@@ -15,6 +15,9 @@ const HOST = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0
 
 const bare = (host: string) => host.trim().toLowerCase().replace(/\.$/, "");
 
+/** A DNS name (labels of letters, digits, `-`, `_`), compared without case and final dot. */
+export const isHostName = (value: string) => HOST.test(bare(value));
+
 /** Null when the value is not `TYPE NAME VALUE` with a host name as NAME. */
 export function parseDnsRecord(value: string): DnsRecord | null {
   const m = /^\s*([A-Za-z]{1,10})\s+(\S+)\s+(.+?)\s*$/.exec(value);

@@ -5,7 +5,7 @@
  * for domains and DNS records. The key is a query parameter.
  */
 import { isIP } from "node:net";
-import { dnsRecordFragment, parseDnsRecord } from "./dns-record.ts";
+import { dnsRecordFragment, isHostName, parseDnsRecord } from "./dns-record.ts";
 import { facts } from "./facts.ts";
 import { parseService, serviceName } from "./service.ts";
 import {
@@ -252,6 +252,8 @@ async function hostAddress(
   if (subject.type === "SERVICE") return parseService(subject.value)?.ip ?? null;
   const value = subject.value.trim();
   if (isIP(value) || subject.type !== "SERVER") return value;
+  // Only a host name is worth resolving: anything else is no server Shodan could know.
+  if (!isHostName(value)) return null;
   const res = await http.get("/dns/resolve", { query: { hostnames: value, key } });
   if (res.status === 404) return null;
   const ip = (res.json() as Record<string, unknown> | null)?.[value];
