@@ -94,7 +94,7 @@ async function worker(): Promise<undefined> {
   const common = readCommonConfig();
   const logger = createLogger(common.logLevel, "intel-worker");
   const services = await openIntelServices(readIntelConfig());
-  startWorker(services);
+  startWorker(services, logger);
   logger.info("intel worker started");
   closeOnSignals(logger, [services.close]);
   return undefined;

@@ -69,7 +69,7 @@ export async function startIntelService(
   opts: { worker: boolean },
 ): Promise<RunningService & { adminUrl: string; services: IntelServices }> {
   const services = await openIntelServices(config);
-  if (opts.worker) startWorker(services);
+  if (opts.worker) startWorker(services, logger);
   const app = await buildIntelServer({ common, services, logger });
   await app.listen({ host: common.host, port: config.port });
   const address = app.server.address();

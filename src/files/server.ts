@@ -50,6 +50,8 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     specPath: "/openapi.json",
     docsPath: "/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
+    timeouts: opts.common.timeouts,
+    metricsToken: opts.common.metricsToken,
   });
   const requestedLimits: UploadLimits = {
     maxFileSize: config.maxFileSize,

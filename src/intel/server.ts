@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CommonConfig } from "../common/config.ts";
 import { HttpError } from "../common/errors.ts";
-import { type App, createHttpServer } from "../common/http.ts";
+import { type App, createHttpServer, limitPerMinute } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";
 import { adminDeps, loadSession, registerAdmin } from "./admin/index.ts";
@@ -39,6 +39,10 @@ export async function buildIntelServer(opts: {
     specPath: "/api/schema/",
     docsPath: "/api/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
+    timeouts: opts.common.timeouts,
+    metricsToken: opts.common.metricsToken,
+    privatePrefix: `/${services.adminPath}`,
+    alwaysHsts: services.config.baseUrl.startsWith("https:"),
     protectDocs: docsAuth,
     cookieSecret: services.secretKey,
     mapError: (err) =>
@@ -58,6 +62,8 @@ export async function buildIntelServer(opts: {
   await registerAdmin(app, admin);
   await app.register(async (api) => {
     api.addHook("onRequest", auth);
+    const perKey = services.config.keyRateLimitPerMinute;
+    if (perKey > 0) await limitPerMinute(api as unknown as App, perKey, (req) => req.apiKeyHash ?? req.ip);
     registerApi(api as unknown as App, {
       store: services.store,
       lookups: services.lookups,

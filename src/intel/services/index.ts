@@ -3,6 +3,7 @@
  * CLI, worker): the store, the job queue, the lookups, the enabled connectors and the settings.
  */
 
+import type { Logger } from "../../common/logger.ts";
 import { ConfigError } from "../../common/settings.ts";
 import type { IntelConfig } from "../config.ts";
 import { CONNECTORS } from "../connectors/registry.ts";
@@ -11,6 +12,7 @@ import { createLookups, type Lookups } from "../domain/requests.ts";
 import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
 import { openStore, type Store } from "../store/db.ts";
+import { scheduleRetention } from "../store/retention.ts";
 import { getOrCreateSetting, randomHex } from "../store/settings.ts";
 
 export interface IntelServices {
@@ -23,6 +25,8 @@ export interface IntelServices {
   adminPath: string;
   /** Signs the admin panel's cookies (SECRET_KEY, or a random one made once and kept). */
   secretKey: string;
+  /** Stops background work started for these services (the retention schedule) on close. */
+  onClose: Array<() => void>;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,7 @@ export async function openIntelServices(
     config.adminPath?.replace(/^\/+|\/+$/g, "") ??
     (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
   const secretKey = config.secretKey ?? (await getOrCreateSetting(store.db, "secret_key", randomHex(32)));
+  const onClose: Array<() => void> = [];
   return {
     store,
     queue,
@@ -65,14 +70,21 @@ export async function openIntelServices(
     config,
     adminPath,
     secretKey,
+    onClose,
     close: async () => {
+      for (const stop of onClose) stop();
       await queue.stop();
       await store.close();
     },
   };
 }
 
-/** Starts processing lookups in this process. */
-export function startWorker(services: IntelServices): void {
+/** Starts processing lookups in this process, and the retention sweep on its schedule. */
+export function startWorker(services: IntelServices, logger?: Logger): void {
   services.queue.start((id) => services.lookups.processRequest(id));
+  const { retentionDays, retentionSweepMinutes } = services.config;
+  if (retentionDays > 0) {
+    const stop = scheduleRetention(services.store.db, retentionDays, retentionSweepMinutes, logger);
+    services.onClose.push(stop);
+  }
 }

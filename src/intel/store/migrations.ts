@@ -170,10 +170,25 @@ const adminSessions: Migration = {
   },
 };
 
+/** When each subject was last asked about, for retention; filled from the lookups already done. */
+const subjectAsks: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("subject_asks")
+      .addColumn("subject_key", "varchar(2200)", (c) => c.primaryKey())
+      .addColumn("asked_at", "varchar(32)", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("subject_asks_asked").on("subject_asks").column("asked_at").execute();
+    await sql`insert into subject_asks (subject_key, asked_at)
+      select subject_key, max(created_at) from requests group by subject_key`.execute(db);
+  },
+};
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
     "2026-11-23-admin-sessions": adminSessions,
+    "2026-11-23-subject-asks": subjectAsks,
   }),
 });
 
