@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createToken, createUser } from "../../src/intel/store/accounts.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { openStore } from "../../src/intel/store/db.ts";
 import { type SimpleFake, startFakeVendor } from "../helpers/fake-vendor.ts";
-import { assertSurvived, type RealProcess, startIntelProcess } from "../helpers/real-process.ts";
+import { type IntelProcess, startIntelProcessWithKey } from "../helpers/intel-process.ts";
+import { assertSurvived } from "../helpers/real-process.ts";
 
 const HOSTILE: Array<[string, string, string]> = [
   ["OBSERVABLE", "SERVICE", "1.2.3.4:0"],
@@ -36,15 +36,14 @@ const OWN_PATHS =
   /^\/(shodan\/host\/|dns\/domain\/|dns\/resolve\?|api\/v1\/search\/pulses\?|api\/v1\/$|attributes\/restSearch$)/;
 
 describe("hostile DNS records, services, servers and threat actors against a real intel process", () => {
-  let server: RealProcess;
+  let server: IntelProcess;
   let vendors: SimpleFake;
-  let key: string;
   before(async () => {
     vendors = await startFakeVendor({
       "/api/v1/": { body: { query_status: "no_result", data: "Your search did not yield any results" } },
       "/attributes/restSearch": { body: { response: { Attribute: [] } } },
     });
-    server = await startIntelProcess({
+    server = await startIntelProcessWithKey({
       INTEL_CONNECTORS: "shodan,otx,threatfox,misp",
       INTEL_VENDOR_URL_SHODAN: vendors.url,
       INTEL_VENDOR_URL_OTX: vendors.url,
@@ -54,8 +53,6 @@ describe("hostile DNS records, services, servers and threat actors against a rea
     });
     const store = await openStore(`sqlite:${server.dir}/intel.db`);
     try {
-      const user = await createUser(store.db, "hostile-tester", "a-long-password", true);
-      key = (await createToken(store.db, user.id)).key;
       for (const vendor of ["shodan", "otx", "threatfox"])
         await addCredentials(store.db, vendor, { api_key: "k" });
       await addCredentials(store.db, "misp", { api_key: "k", url: vendors.url });
@@ -69,11 +66,7 @@ describe("hostile DNS records, services, servers and threat actors against a rea
   });
 
   const post = (super_type: string, type: string, value: string) =>
-    fetch(`${server.url}/api/request/`, {
-      method: "POST",
-      headers: { authorization: `Token ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ super_type, type, value }),
-    });
+    server.api("/api/request/", { method: "POST", body: JSON.stringify({ super_type, type, value }) });
 
   it("answers each with a 4xx or a finished lookup whose root is the value, never a 5xx", async () => {
     for (const [superType, type, value] of HOSTILE) {
@@ -103,8 +96,6 @@ describe("hostile DNS records, services, servers and threat actors against a rea
   });
 
   it("still answers from the same process", async () => {
-    await assertSurvived(server, () =>
-      fetch(`${server.url}/api/types/supported/`, { headers: { authorization: `Token ${key}` } }),
-    );
+    await assertSurvived(server, () => server.api("/api/types/supported/"));
   });
 });
