@@ -30,19 +30,29 @@ describe("Mermaid graph", () => {
   });
 
   it("draws one node per entity and one edge per relation, in the given order", () => {
-    const nodes = hostile.map((label, i) => ({ id: `id${i}`, label }));
+    const nodes = hostile.map((label, i) => ({ id: `0f0e-id${i}`, label }));
     const graph = toMermaid(nodes, [
-      { from: "id0", to: "id1", label: "resolves" },
-      { from: "id2", to: "id3", label: 'evil"]-->x' },
-      { from: "id2", to: "missing", label: "dropped" },
+      { from: "0f0e-id0", to: "0f0e-id1", label: "resolves" },
+      { from: "0f0e-id2", to: "0f0e-id3", label: 'evil"]-->x' },
+      { from: "0f0e-id2", to: "missing", label: "dropped" },
     ]);
     const lines = graph.split("\n");
     assert.equal(lines[0], "flowchart LR");
     assert.equal(lines.length, 1 + hostile.length + 2);
-    for (const line of lines.slice(1, 1 + hostile.length)) assert.match(line, /^ {2}n\d+\["[^"\n]*"\]$/);
-    assert.equal(lines.at(-2), '  n0 -->|"resolves"| n1');
-    assert.match(lines.at(-1) ?? "", /^ {2}n2 -->\|"evil#34;#93;--#62;x"\| n3$/);
+    for (const line of lines.slice(1, 1 + hostile.length))
+      assert.match(line, /^ {2}0f0e-id\d+\("[^"\n]*"\)$/);
+    assert.equal(lines.at(-2), '  0f0e-id0 -->|"resolves"| 0f0e-id1');
+    assert.match(lines.at(-1) ?? "", /^ {2}0f0e-id2 -->\|"evil#34;#93;--#62;x"\| 0f0e-id3$/);
     assert.equal(toMermaid(nodes, []), toMermaid(nodes, []), "stable");
+    const odd = toMermaid(
+      [{ id: "a --> b", label: "x" }, ...nodes.slice(0, 1)],
+      [{ from: "a --> b", to: "0f0e-id0", label: "e" }],
+    );
+    assert.equal(
+      odd,
+      `flowchart LR\n  0f0e-id0("say #34;hi#34;")`,
+      "an id that is not a plain token is left out",
+    );
   });
 });
 

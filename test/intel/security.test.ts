@@ -101,11 +101,15 @@ describe("secrets and SSRF", () => {
           };
           const benign = await shape("benignvalue");
           for (const value of hostile) {
-            assert.deepEqual(
-              await shape(value),
-              benign,
-              `${connector.id} ${type.type} ${JSON.stringify(value)}: same requests, same path depth`,
-            );
+            // The same requests as a benign value, or none: a value a connector will not send
+            // (a server that is no host name, a service that is no ip:port) cannot escape either.
+            const got = await shape(value);
+            if (got.length > 0)
+              assert.deepEqual(
+                got,
+                benign,
+                `${connector.id} ${type.type} ${JSON.stringify(value)}: same requests, same path depth`,
+              );
           }
         }
       }

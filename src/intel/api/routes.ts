@@ -5,12 +5,12 @@ import { HttpError, notFound } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
+import { superTypeJson, typeJson } from "../domain/document.ts";
 import type { Lookups } from "../domain/requests.ts";
 import { vendorErrors } from "../domain/requests.ts";
-import { serviceStatus } from "../domain/status.ts";
+import { moduleStatuses, serviceStatus } from "../domain/status.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
-import { configuredVendors } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import { parseSubject } from "./subject.ts";
@@ -24,6 +24,13 @@ export interface ApiDeps {
 }
 
 const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { additionalProperties: true });
+
+const TypeRefSchema = Type.Object({
+  name: Type.String(),
+  short_name: Type.String(),
+  description: Type.String(),
+  nf_icon: Type.String(),
+});
 
 const RequestBody = Type.Object({
   super_type: Type.String({
@@ -41,27 +48,47 @@ const RequestBody = Type.Object({
   depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
 });
 
+/** Threatr's RequestSerializer: super type and type as the same objects as an entity's. */
 function requestJson(r: RequestsTable) {
   return {
     id: r.id,
     value: r.value,
-    super_type: r.super_type,
-    type: r.type,
+    super_type: superTypeJson(r.super_type),
+    type: typeJson(r.super_type, r.type),
     status: r.status,
     created_at: r.created_at,
   };
 }
 
+/** Python's str.title() on a short name: Colander upper-cases this name to find the key in `types`. */
+const titled = (shortName: string) =>
+  shortName.toLowerCase().replace(/(^|[^a-z])([a-z])/g, (_, p, c) => p + c.toUpperCase());
+
+/**
+ * Threatr's `types/supported` shape: `name` is the titled short name (Colander's form uses
+ * `name.upper()` as the key), each type `{id: short name, name and label: the taxonomy's name}`.
+ */
 function typesJson(superTypes: SuperTypeInfo[], keep: (superType: string, type: string) => boolean) {
   const types: Record<string, Array<{ id: string; name: string; label: string }>> = {};
   const supers: Array<{ name: string; short_name: string }> = [];
   for (const st of superTypes) {
     const list = st.types.filter((t) => keep(st.shortName, t.shortName));
     if (list.length === 0) continue;
-    supers.push({ name: st.name, short_name: st.shortName });
-    types[st.shortName] = list.map((t) => ({ id: t.shortName, name: t.shortName, label: t.name }));
+    supers.push({ name: titled(st.shortName), short_name: st.shortName });
+    types[st.shortName] = list
+      .map((t) => ({ id: t.shortName, name: t.name, label: t.name }))
+      .sort((a, b) => a.id.localeCompare(b.id));
   }
   return { super_types: supers, types };
+}
+
+/** Threatr's `types/` (FullEntitySuperTypeSerializer): every super type with its `sub_types`. */
+function taxonomyJson(superTypes: SuperTypeInfo[]) {
+  return superTypes.map((st) => ({
+    ...superTypeJson(st.shortName),
+    svg_icon: null,
+    sub_types: st.types.map((t) => typeJson(st.shortName, t.shortName)),
+  }));
 }
 
 let gitCommit: string | undefined;
@@ -80,7 +107,7 @@ function gitCommitHash(): string {
 }
 
 export function registerApi(app: App, deps: ApiDeps): void {
-  const { lookups, store, connectors } = deps;
+  const { lookups, connectors } = deps;
   const tags = ["intel"];
 
   app.post(
@@ -96,7 +123,12 @@ export function registerApi(app: App, deps: ApiDeps): void {
             {
               root_entity: Type.Object({}, { additionalProperties: true }),
               entities: Type.Array(Type.Object({}, { additionalProperties: true })),
-              events: Type.Array(Type.Object({}, { additionalProperties: true })),
+              events: Type.Array(Type.Object({}, { additionalProperties: true }), {
+                description: "The root entity's events (Threatr's contract)",
+              }),
+              neighbour_events: Type.Array(Type.Object({}, { additionalProperties: true }), {
+                description: "Events about the other entities of the result",
+              }),
               relations: Type.Array(Type.Object({}, { additionalProperties: true })),
               graph: Type.String({ description: "Mermaid flowchart LR" }),
               sources: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true })),
@@ -106,8 +138,8 @@ export function registerApi(app: App, deps: ApiDeps): void {
           201: Type.Object({
             id: Type.String(),
             value: Type.String(),
-            super_type: Type.String(),
-            type: Type.String(),
+            super_type: TypeRefSchema,
+            type: TypeRefSchema,
             status: Type.String(),
             created_at: Type.String(),
           }),
@@ -171,7 +203,21 @@ export function registerApi(app: App, deps: ApiDeps): void {
 
   app.get(
     "/api/types/",
-    { schema: { tags, summary: "Every super type and type of the taxonomy" } },
+    { schema: { tags, summary: "Every super type of the taxonomy with its sub_types (Threatr's shape)" } },
+    async () => taxonomyJson(SUPER_TYPES),
+  );
+  // Colander's get_threatr_types asks for /api/types without the slash.
+  app.get("/api/types", { schema: { hide: true } }, async () => taxonomyJson(SUPER_TYPES));
+
+  app.get(
+    "/api/types/all/",
+    {
+      schema: {
+        tags,
+        summary:
+          "Every type of the taxonomy in the shape of /api/types/supported/ (what /api/types/ answered before)",
+      },
+    },
     async () => typesJson(SUPER_TYPES, () => true),
   );
 
@@ -184,18 +230,13 @@ export function registerApi(app: App, deps: ApiDeps): void {
 
   app.get(
     "/api/modules/",
-    { schema: { tags, summary: "Connectors and whether they are configured" } },
-    async () => {
-      const configured = await configuredVendors(store.db);
-      return connectors.map((c) => ({
-        id: c.id,
-        vendor: c.vendor,
-        description: c.description,
-        supported_types: c.supportedTypes.map((t) => `${t.superType}/${t.type}`),
-        credential_fields: c.credentialFields,
-        configured: c.credentialFields.length === 0 || configured.has(c.id),
-      }));
+    {
+      schema: {
+        tags,
+        summary: "Every connector; `configured` counts its credential sets (Threatr's AvailableModule)",
+      },
     },
+    async () => moduleStatuses(deps),
   );
 
   app.get(

@@ -1,11 +1,14 @@
 /**
  * A user's MISP instance (its URL is a credential): `POST /attributes/restSearch` for the value,
  * with the key in `Authorization`. Each MISP event holding the value becomes an EXT_DOC/REPORT
- * that documents the subject; tags (TLP, galaxies) come along.
+ * that documents the subject; tags (TLP, galaxies) come along. A threat actor is searched by its
+ * galaxy tag (`misp-galaxy:threat-actor="NAME"`): the tagged attributes are attributed to it.
  */
+import { isIP } from "node:net";
 import {
   type Connector,
   type EntityDraft,
+  type EntityRef,
   type EventDraft,
   type Fragment,
   type RelationDraft,
@@ -26,7 +29,66 @@ interface MispAttribute {
 
 const THREAT_LEVELS: Record<string, string> = { "1": "high", "2": "medium", "3": "low", "4": "undefined" };
 
+const MISP_TYPES: Record<string, string> = {
+  domain: "DOMAIN",
+  hostname: "HOSTNAME",
+  url: "URL",
+  md5: "MD5",
+  sha1: "SHA1",
+  sha256: "SHA256",
+  "email-src": "EMAIL",
+  "email-dst": "EMAIL",
+};
+
+/** A MISP attribute as an observable (IPs by their family), undefined for types Loupe does not map. */
+function attributeRef(a: MispAttribute): EntityRef | undefined {
+  if (!a.value || !a.type) return undefined;
+  if (a.type === "ip-dst" || a.type === "ip-src") {
+    const family = isIP(a.value);
+    return family
+      ? { superType: "OBSERVABLE", type: family === 6 ? "IPV6" : "IPV4", name: a.value }
+      : undefined;
+  }
+  const type = MISP_TYPES[a.type];
+  return type ? { superType: "OBSERVABLE", type, name: a.value } : undefined;
+}
+
+export const actorTag = (name: string) => `misp-galaxy:threat-actor="${name.trim().replace(/"/g, "")}"`;
+
+/** A threat actor: the MISP events carrying its galaxy tag document it; their attributes are attributed to it. */
+export function normalizeMispActor(raw: unknown, subject: Subject): Fragment {
+  const attrs = (
+    (raw as { response?: { Attribute?: MispAttribute[] } } | null)?.response?.Attribute ?? []
+  ).slice(0, 100);
+  const root = rootRef(subject);
+  const entities: EntityDraft[] = [{ ...root, attributes: { misp_attribute_count: String(attrs.length) } }];
+  const relations: RelationDraft[] = [];
+  for (const a of attrs) {
+    const ref = attributeRef(a);
+    if (ref) {
+      entities.push({ ...ref, attributes: a.category ? { category: a.category } : {} });
+      relations.push({
+        name: "attributed to",
+        from: ref,
+        to: root,
+        attributes: a.comment ? { comment: a.comment } : {},
+      });
+    }
+    if (a.Event?.info) {
+      const report = {
+        superType: "EXT_DOC",
+        type: "REPORT",
+        name: `MISP event ${a.Event.id ?? "?"}: ${a.Event.info}`,
+      };
+      entities.push({ ...report, attributes: a.Event.date ? { date: a.Event.date } : {} });
+      relations.push({ name: "documents", from: report, to: root });
+    }
+  }
+  return { entities, relations, events: [] };
+}
+
 export function normalizeMisp(raw: unknown, subject: Subject): Fragment {
+  if (subject.type === "THREAT_ACTOR") return normalizeMispActor(raw, subject);
   const attrs = (
     (raw as { response?: { Attribute?: MispAttribute[] } } | null)?.response?.Attribute ?? []
   ).slice(0, 100);
@@ -86,16 +148,24 @@ export function normalizeMisp(raw: unknown, subject: Subject): Fragment {
 export const misp: Connector = {
   id: "misp",
   vendor: "MISP",
-  description: "Your MISP instance: the events that hold an observable, with their tags.",
-  supportedTypes: ["IPV4", "IPV6", "DOMAIN", "HOSTNAME", "URL", "MD5", "SHA1", "SHA256", "EMAIL", "CVE"].map(
-    (type) => ({ superType: "OBSERVABLE", type }),
-  ),
+  description:
+    "Your MISP instance: the events that hold an observable, with their tags; a threat actor by its galaxy tag.",
+  supportedTypes: [
+    ...["IPV4", "IPV6", "DOMAIN", "HOSTNAME", "URL", "MD5", "SHA1", "SHA256", "EMAIL", "CVE"].map((type) => ({
+      superType: "OBSERVABLE",
+      type,
+    })),
+    { superType: "ACTOR", type: "THREAT_ACTOR" },
+  ],
   credentialFields: ["api_key", "url"],
   defaultBaseUrl: "",
   baseUrlCredential: "url",
   async fetch(subject, credentials, { http }) {
     const res = await http.post("/attributes/restSearch", {
-      json: { returnFormat: "json", value: subject.value, includeEventTags: true, limit: 100 },
+      json:
+        subject.type === "THREAT_ACTOR"
+          ? { returnFormat: "json", tags: [actorTag(subject.value)], includeEventTags: true, limit: 100 }
+          : { returnFormat: "json", value: subject.value, includeEventTags: true, limit: 100 },
       headers: { Authorization: credentials.api_key ?? "" },
     });
     const body = res.json() as { response?: { Attribute?: unknown[] } };

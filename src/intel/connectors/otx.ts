@@ -1,8 +1,10 @@
 /**
  * AlienVault OTX DirectConnect v1: `GET /api/v1/indicators/{kind}/{value}/{section}` with the
  * `X-OTX-API-KEY` header. The general section gives pulses (community reports), malware families
- * and adversaries; passive_dns gives resolutions over time.
+ * and adversaries; passive_dns gives resolutions over time. A threat actor is searched among
+ * pulses (`/api/v1/search/pulses?q=`) and only pulses naming it as adversary or tag are kept.
  */
+import { facts } from "./facts.ts";
 import {
   type Connector,
   type EntityDraft,
@@ -37,6 +39,9 @@ interface Pulse {
   references?: string[];
   adversary?: string;
   TLP?: string;
+  targeted_countries?: string[];
+  industries?: string[];
+  attack_ids?: Array<{ id?: string; name?: string; display_name?: string }>;
   malware_families?: Array<{ display_name?: string; id?: string }>;
   author?: { username?: string };
 }
@@ -63,7 +68,72 @@ interface OtxRaw {
 const otxTime = (t: string | undefined) => (t ? `${t.slice(0, 19)}Z` : undefined);
 const TLPS = new Set(["RED", "AMBER", "GREEN", "WHITE"]);
 
+/** A pulse as an EXT_DOC/REPORT entity (undefined without a name). */
+function pulseReport(p: Pulse): EntityDraft | undefined {
+  if (!p.name) return undefined;
+  const tlp = p.TLP?.toUpperCase();
+  return {
+    superType: "EXT_DOC",
+    type: "REPORT",
+    name: p.name,
+    description: p.description ?? "",
+    sourceUrl: p.id ? `https://otx.alienvault.com/pulse/${p.id}` : "",
+    ...(tlp && TLPS.has(tlp) ? { tlp: tlp as "RED" | "AMBER" | "GREEN" | "WHITE" } : {}),
+    attributes: {
+      ...(p.author?.username ? { author: p.author.username } : {}),
+      ...(p.tags?.length ? { tags: p.tags.join(",") } : {}),
+      ...(p.references?.length ? { references: p.references.slice(0, 10).join(" ") } : {}),
+      ...(p.created ? { created: otxTime(p.created) ?? "" } : {}),
+    },
+  };
+}
+
+/** A threat actor: the pulses naming it (adversary or tag), the malware and techniques they list. */
+export function normalizeOtxActor(raw: unknown, subject: Subject): Fragment {
+  const wanted = subject.value.trim().toLowerCase();
+  const pulses = (((raw ?? {}) as { results?: Pulse[] }).results ?? []).filter(
+    (p) => p.adversary?.toLowerCase() === wanted || (p.tags ?? []).some((t) => t.toLowerCase() === wanted),
+  );
+  const root = rootRef(subject);
+  const union = (pick: (p: Pulse) => string[] | undefined) =>
+    [...new Set(pulses.flatMap((p) => pick(p) ?? []))].join(",");
+  const entities: EntityDraft[] = [
+    {
+      ...root,
+      attributes: facts({
+        otx_pulse_count: pulses.length,
+        targeted_countries: union((p) => p.targeted_countries),
+        industries: union((p) => p.industries),
+      }),
+    },
+  ];
+  const relations: RelationDraft[] = [];
+  for (const p of pulses) {
+    const report = pulseReport(p);
+    if (report) {
+      entities.push(report);
+      relations.push({ name: "documents", from: report, to: root });
+    }
+    for (const family of p.malware_families ?? []) {
+      const name = family.display_name ?? family.id;
+      if (!name) continue;
+      const threat = { superType: "THREAT", type: "MALWARE", name };
+      entities.push(threat);
+      relations.push({ name: "uses", from: root, to: threat });
+    }
+    for (const attack of p.attack_ids ?? []) {
+      const name = attack.display_name ?? attack.id;
+      if (!name) continue;
+      const ttp = { superType: "TTP", type: "MITRE", name };
+      entities.push(ttp);
+      relations.push({ name: "uses", from: root, to: ttp });
+    }
+  }
+  return pulses.length ? { entities, relations, events: [] } : { entities: [], relations: [], events: [] };
+}
+
 export function normalizeOtx(raw: unknown, subject: Subject): Fragment {
+  if (subject.type === "THREAT_ACTOR") return normalizeOtxActor(raw, subject);
   const r = (raw ?? {}) as OtxRaw;
   const root = rootRef(subject);
   const pulses = r.general?.pulse_info?.pulses ?? [];
@@ -79,21 +149,9 @@ export function normalizeOtx(raw: unknown, subject: Subject): Fragment {
   const relations: RelationDraft[] = [];
   const events: EventDraft[] = [];
   for (const p of pulses) {
-    if (!p.name) continue;
-    const report: EntityRef = { superType: "EXT_DOC", type: "REPORT", name: p.name };
-    const tlp = p.TLP?.toUpperCase();
-    entities.push({
-      ...report,
-      description: p.description ?? "",
-      sourceUrl: p.id ? `https://otx.alienvault.com/pulse/${p.id}` : "",
-      ...(tlp && TLPS.has(tlp) ? { tlp: tlp as "RED" | "AMBER" | "GREEN" | "WHITE" } : {}),
-      attributes: {
-        ...(p.author?.username ? { author: p.author.username } : {}),
-        ...(p.tags?.length ? { tags: p.tags.join(",") } : {}),
-        ...(p.references?.length ? { references: p.references.slice(0, 10).join(" ") } : {}),
-        ...(p.created ? { created: otxTime(p.created) ?? "" } : {}),
-      },
-    });
+    const report = pulseReport(p);
+    if (!report) continue;
+    entities.push(report);
     relations.push({ name: "documents", from: report, to: root });
     for (const family of p.malware_families ?? []) {
       const name = family.display_name ?? family.id;
@@ -140,15 +198,27 @@ export function normalizeOtx(raw: unknown, subject: Subject): Fragment {
 export const otx: Connector = {
   id: "otx",
   vendor: "AlienVault OTX",
-  description: "Community pulses, malware families, adversaries and passive DNS.",
-  supportedTypes: Object.keys(KINDS).map((type) => ({ superType: "OBSERVABLE", type })),
+  description:
+    "Community pulses, malware families, adversaries and passive DNS; threat actors by pulse search.",
+  supportedTypes: [
+    ...Object.keys(KINDS).map((type) => ({ superType: "OBSERVABLE", type })),
+    { superType: "ACTOR", type: "THREAT_ACTOR" },
+  ],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://otx.alienvault.com",
   async fetch(subject, credentials, { http }) {
+    const headers = { "X-OTX-API-KEY": credentials.api_key ?? "" };
+    if (subject.type === "THREAT_ACTOR") {
+      const res = await http.get("/api/v1/search/pulses", {
+        query: { q: subject.value.trim(), limit: 20 },
+        headers,
+      });
+      const body = res.status === 404 ? null : (res.json() as { results?: unknown[] } | null);
+      return body?.results?.length ? body : null;
+    }
     const kind = KINDS[subject.type];
     if (!kind) return null;
     const base = `/api/v1/indicators/${kind}/${encodeURIComponent(subject.value)}`;
-    const headers = { "X-OTX-API-KEY": credentials.api_key ?? "" };
     const general = await http.get(`${base}/general`, { headers });
     if (general.status === 404) return null;
     const raw: OtxRaw = { general: general.json() as OtxRaw["general"] };

@@ -1,14 +1,19 @@
 /**
  * Shodan: host lookup for IPs (open ports and services, hostnames, ASN, vulnerabilities as CVE
- * entities) and DNS domain lookup (subdomains and their records). The key is a query parameter.
+ * entities), for a server (DEVICE/SERVER: an IP, or a host name resolved through /dns/resolve)
+ * and for one service (`ip:port[/transport]`, found among the host's banners); DNS domain lookup
+ * for domains and DNS records. The key is a query parameter.
  */
-
+import { isIP } from "node:net";
+import { dnsRecordFragment, isHostName, parseDnsRecord } from "./dns-record.ts";
 import { facts } from "./facts.ts";
+import { parseService, serviceName } from "./service.ts";
 import {
   type Connector,
   type EntityDraft,
   type EntityRef,
   type EventDraft,
+  type FetchContext,
   type Fragment,
   type RelationDraft,
   rootRef,
@@ -28,17 +33,23 @@ interface ShodanHost {
   tags?: string[];
   vulns?: string[];
   last_update?: string;
-  data?: Array<{
-    port?: number;
-    transport?: string;
-    product?: string;
-    version?: string;
-    timestamp?: string;
-    _shodan?: { module?: string };
-  }>;
+  ip_str?: string;
+  data?: ShodanBanner[];
+}
+
+interface ShodanBanner {
+  port?: number;
+  transport?: string;
+  product?: string;
+  version?: string;
+  timestamp?: string;
+  cpe23?: string[];
+  vulns?: Record<string, { cvss?: number; summary?: string }>;
+  _shodan?: { module?: string };
 }
 
 interface ShodanDomain {
+  domain?: string;
   subdomains?: string[];
   tags?: string[];
   data?: Array<{ subdomain?: string; type?: string; value?: string; last_seen?: string }>;
@@ -47,8 +58,10 @@ interface ShodanDomain {
 /** Shodan's timestamps have microseconds and no zone: UTC. */
 const shodanTime = (t: string | undefined) => (t ? `${t.slice(0, 19)}Z` : undefined);
 
-function normalizeHost(r: ShodanHost, subject: Subject): Fragment {
-  const root = rootRef(subject);
+const bannerLabel = (s: ShodanBanner) => [s.product, s.version].filter(Boolean).join(" ");
+
+function normalizeHost(r: ShodanHost, subject: Subject, root: EntityRef = rootRef(subject)): Fragment {
+  const ip = r.ip_str ?? subject.value;
   const attributes = facts({
     open_ports: r.ports?.join(","),
     operator: r.org ?? r.isp,
@@ -80,11 +93,10 @@ function normalizeHost(r: ShodanHost, subject: Subject): Fragment {
   }
   for (const s of r.data ?? []) {
     if (!s.port) continue;
-    const label = [s.product, s.version].filter(Boolean).join(" ");
     const service = {
       superType: "OBSERVABLE",
       type: "SERVICE",
-      name: `${subject.value}:${s.port}/${s.transport ?? "tcp"}${label ? ` ${label}` : ""}`,
+      name: serviceName(ip, s.port, s.transport, bannerLabel(s)),
     };
     entities.push({
       ...service,
@@ -139,25 +151,138 @@ function normalizeDomain(r: ShodanDomain, subject: Subject): Fragment {
   return { entities, relations, events: [] };
 }
 
+/** One service: the banner of that port (and transport) among the host's, its CVEs, when it was seen. */
+function normalizeService(r: ShodanHost, subject: Subject): Fragment {
+  const wanted = parseService(subject.value);
+  const banner =
+    wanted &&
+    (r.data ?? []).find(
+      (b) => b.port === wanted.port && (!wanted.transport || (b.transport ?? "tcp") === wanted.transport),
+    );
+  if (!wanted || !banner) return { entities: [], relations: [], events: [] };
+  const root = rootRef(subject);
+  const ip = { superType: "OBSERVABLE", type: isIP(wanted.ip) === 6 ? "IPV6" : "IPV4", name: wanted.ip };
+  const entities: EntityDraft[] = [
+    {
+      ...root,
+      attributes: facts({
+        port: banner.port,
+        transport: banner.transport ?? "tcp",
+        product: banner.product,
+        version: banner.version,
+        module: banner._shodan?.module,
+        cpe: banner.cpe23?.join(","),
+      }),
+    },
+    ip,
+  ];
+  const relations: RelationDraft[] = [{ name: "exposes", from: ip, to: root }];
+  for (const [cve, v] of Object.entries(banner.vulns ?? {})) {
+    if (!/^CVE-\d{4}-\d{4,}$/.test(cve)) continue;
+    const ref = { superType: "OBSERVABLE", type: "CVE", name: cve };
+    entities.push({
+      ...ref,
+      ...(v.summary ? { description: v.summary } : {}),
+      attributes: facts({ cvss: v.cvss }),
+    });
+    relations.push({ name: "vulnerable to", from: root, to: ref });
+  }
+  const seen = shodanTime(banner.timestamp);
+  const events: EventDraft[] = seen
+    ? [
+        {
+          type: "HIT",
+          name: `Shodan saw ${banner.transport ?? "tcp"} port ${banner.port} open`,
+          firstSeen: seen,
+          lastSeen: seen,
+          involved: root,
+        },
+      ]
+    : [];
+  return { entities, relations, events };
+}
+
+/** A server: the host's facts on the device, its IP assigned to it, its services and CVEs from it. */
+function normalizeServer(r: ShodanHost, subject: Subject): Fragment {
+  const root = rootRef(subject);
+  const fragment = normalizeHost(r, subject, root);
+  if (r.ip_str && isIP(r.ip_str)) {
+    const ip = { superType: "OBSERVABLE", type: isIP(r.ip_str) === 6 ? "IPV6" : "IPV4", name: r.ip_str };
+    fragment.entities.push(ip);
+    fragment.relations.push({ name: "assigned to", from: ip, to: root });
+  }
+  return fragment;
+}
+
+/** A DNS record: found among the records Shodan lists for its name (subdomains joined to the domain). */
+function normalizeRecord(r: ShodanDomain, subject: Subject): Fragment {
+  const domain = r.domain ?? parseDnsRecord(subject.value)?.name ?? "";
+  const listed = (r.data ?? [])
+    .filter((rec) => rec.type && rec.value)
+    .map((rec) => ({
+      type: rec.type!,
+      name: rec.subdomain ? `${rec.subdomain}.${domain}` : domain,
+      value: rec.value!,
+      attributes: facts({ last_seen: shodanTime(rec.last_seen) }),
+    }));
+  return dnsRecordFragment(subject, listed);
+}
+
 export function normalizeShodan(raw: unknown, subject: Subject): Fragment {
-  return subject.type === "DOMAIN"
-    ? normalizeDomain((raw ?? {}) as ShodanDomain, subject)
-    : normalizeHost((raw ?? {}) as ShodanHost, subject);
+  switch (subject.type) {
+    case "DOMAIN":
+      return normalizeDomain((raw ?? {}) as ShodanDomain, subject);
+    case "DNS_RECORD":
+      return normalizeRecord((raw ?? {}) as ShodanDomain, subject);
+    case "SERVICE":
+      return normalizeService((raw ?? {}) as ShodanHost, subject);
+    case "SERVER":
+      return normalizeServer((raw ?? {}) as ShodanHost, subject);
+    default:
+      return normalizeHost((raw ?? {}) as ShodanHost, subject);
+  }
+}
+
+/** The IP to ask Shodan's host API about, resolving a server's host name first; null when there is none. */
+async function hostAddress(
+  subject: Subject,
+  key: string,
+  http: FetchContext["http"],
+): Promise<string | null> {
+  if (subject.type === "SERVICE") return parseService(subject.value)?.ip ?? null;
+  const value = subject.value.trim();
+  if (isIP(value) || subject.type !== "SERVER") return value;
+  // Only a host name is worth resolving: anything else is no server Shodan could know.
+  if (!isHostName(value)) return null;
+  const res = await http.get("/dns/resolve", { query: { hostnames: value, key } });
+  if (res.status === 404) return null;
+  const ip = (res.json() as Record<string, unknown> | null)?.[value];
+  return typeof ip === "string" && isIP(ip) ? ip : null;
+}
+
+function domainPath(subject: Subject): string | null {
+  const name = subject.type === "DNS_RECORD" ? parseDnsRecord(subject.value)?.name : subject.value;
+  return name ? `/dns/domain/${encodeURIComponent(name)}` : null;
 }
 
 export const shodan: Connector = {
   id: "shodan",
   vendor: "Shodan",
-  description: "Open ports, services, hostnames, ASN and vulnerabilities of IPs; DNS of domains.",
-  supportedTypes: ["IPV4", "IPV6", "DOMAIN"].map((type) => ({ superType: "OBSERVABLE", type })),
+  description:
+    "Open ports, services, hostnames, ASN and vulnerabilities of IPs, servers and services; DNS of domains and DNS records.",
+  supportedTypes: [
+    ...["IPV4", "IPV6", "DOMAIN", "DNS_RECORD", "SERVICE"].map((type) => ({ superType: "OBSERVABLE", type })),
+    { superType: "DEVICE", type: "SERVER" },
+  ],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://api.shodan.io",
   async fetch(subject, credentials, { http }) {
-    const path =
-      subject.type === "DOMAIN"
-        ? `/dns/domain/${encodeURIComponent(subject.value)}`
-        : `/shodan/host/${encodeURIComponent(subject.value)}`;
-    const res = await http.get(path, { query: { key: credentials.api_key ?? "" } });
+    const key = credentials.api_key ?? "";
+    const isDns = subject.type === "DOMAIN" || subject.type === "DNS_RECORD";
+    const address = isDns ? null : await hostAddress(subject, key, http);
+    const path = isDns ? domainPath(subject) : address && `/shodan/host/${encodeURIComponent(address)}`;
+    if (!path) return null;
+    const res = await http.get(path, { query: { key } });
     return res.status === 404 ? null : res.json();
   },
   normalize: normalizeShodan,

@@ -3,6 +3,7 @@
  * `x-apikey` header. A URL's id is the unpadded base64url of the URL.
  */
 
+import { dnsRecordFragment, parseDnsRecord } from "./dns-record.ts";
 import { facts } from "./facts.ts";
 import {
   type Connector,
@@ -60,6 +61,10 @@ export function vtObjectPath(subject: Subject): string | undefined {
     case "DOMAIN":
     case "HOSTNAME":
       return `/api/v3/domains/${encodeURIComponent(v.toLowerCase())}`;
+    case "DNS_RECORD": {
+      const record = parseDnsRecord(v);
+      return record ? `/api/v3/domains/${encodeURIComponent(record.name)}` : undefined;
+    }
     case "IPV4":
     case "IPV6":
       return `/api/v3/ip_addresses/${encodeURIComponent(v)}`;
@@ -91,9 +96,19 @@ const THREAT_TYPES: Record<string, string> = {
   hacktool: "GENERIC",
 };
 
+/** A DNS record subject: found among the records VirusTotal lists for its name. */
+function normalizeVtRecord(attrs: VtAttributes, subject: Subject): Fragment {
+  const name = parseDnsRecord(subject.value)?.name ?? "";
+  const listed = (attrs.last_dns_records ?? [])
+    .filter((r) => r.type && r.value)
+    .map((r) => ({ type: r.type!, name, value: r.value!, attributes: facts({ ttl: r.ttl }) }));
+  return dnsRecordFragment(subject, listed);
+}
+
 export function normalizeVirusTotal(raw: unknown, subject: Subject): Fragment {
   const attrs = ((raw as { data?: { attributes?: VtAttributes } } | null)?.data?.attributes ??
     {}) as VtAttributes;
+  if (subject.type === "DNS_RECORD") return normalizeVtRecord(attrs, subject);
   const root = rootRef(subject);
   const entities: EntityDraft[] = [];
   const relations: RelationDraft[] = [];
@@ -214,8 +229,10 @@ const observable = (type: string) => ({ superType: "OBSERVABLE", type });
 export const virustotal: Connector = {
   id: "virustotal",
   vendor: "VirusTotal",
-  description: "VirusTotal API v3: file hashes, domains, IP addresses and URLs.",
-  supportedTypes: ["MD5", "SHA1", "SHA256", "DOMAIN", "HOSTNAME", "IPV4", "IPV6", "URL"].map(observable),
+  description: "VirusTotal API v3: file hashes, domains, IP addresses, URLs and DNS records.",
+  supportedTypes: ["MD5", "SHA1", "SHA256", "DOMAIN", "HOSTNAME", "IPV4", "IPV6", "URL", "DNS_RECORD"].map(
+    observable,
+  ),
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://www.virustotal.com",
   async fetch(subject, credentials, ctx) {

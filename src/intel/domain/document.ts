@@ -1,4 +1,8 @@
-/** The result document Colander reads: {root_entity, entities, events, relations, graph, sources}. */
+/**
+ * The result document Colander reads: {root_entity, entities, events, relations, graph, sources}.
+ * `events` are the root's only (Threatr's contract: Colander imports each as the root's);
+ * events about neighbours are kept in `neighbour_events`.
+ */
 
 import { type Neighbourhood, parseAttributes } from "../store/graph.ts";
 import type { EntitiesTable, EventsTable, RelationsTable } from "../store/schema.ts";
@@ -18,7 +22,7 @@ export interface SourceOutcome {
   fetched_at: string | null;
 }
 
-function superTypeJson(shortName: string): TypeRefJson {
+export function superTypeJson(shortName: string): TypeRefJson {
   const st = findSuperType(shortName);
   return {
     name: st?.name ?? shortName,
@@ -28,7 +32,7 @@ function superTypeJson(shortName: string): TypeRefJson {
   };
 }
 
-function typeJson(superType: string, shortName: string): TypeRefJson {
+export function typeJson(superType: string, shortName: string): TypeRefJson {
   const t = findType(superType, shortName);
   return {
     name: t?.name ?? shortName,
@@ -108,7 +112,8 @@ export function buildDocument(n: Neighbourhood, sources: Record<string, SourceOu
   return {
     root_entity: entityJson(n.root),
     entities: others.map(entityJson),
-    events: events.map(eventJson),
+    events: events.filter((e) => e.involved_entity === n.root.id).map(eventJson),
+    neighbour_events: events.filter((e) => e.involved_entity !== n.root.id).map(eventJson),
     relations: relations.map(relationJson),
     graph,
     sources,

@@ -1,6 +1,7 @@
 /**
- * The Mermaid `flowchart LR` of a result: node ids are generated (n0, n1…), labels are quoted
- * with every character outside a small safe set written as a Mermaid entity code (`#60;`), so no
+ * The Mermaid `flowchart LR` of a result: node ids are the entity ids (UUIDs, as Threatr writes
+ * them: `<uuid>("label")`) so a client maps nodes to entities; labels are quoted with every
+ * character outside a small safe set written as a Mermaid entity code (`#60;`), so no
  * vendor-supplied name can break out of its label or inject syntax.
  */
 
@@ -16,6 +17,8 @@ export interface GraphEdge {
 }
 
 const SAFE = /[A-Za-z0-9 .,:/_@+=?*'-]/;
+/** Letters, digits and single hyphens inside: a UUID fits, nothing Mermaid reads as an edge does. */
+const SAFE_ID = /^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$/;
 
 export function escapeLabel(text: string): string {
   let out = "";
@@ -25,13 +28,12 @@ export function escapeLabel(text: string): string {
 
 /** Nodes and edges are drawn in the order given; callers sort them for a stable drawing. */
 export function toMermaid(nodes: GraphNode[], edges: GraphEdge[]): string {
-  const ids = new Map(nodes.map((n, i) => [n.id, `n${i}`]));
+  // Ids come from our database (UUIDs); anything else is refused rather than trusted into the syntax.
+  const ids = new Set(nodes.filter((n) => SAFE_ID.test(n.id)).map((n) => n.id));
   const lines = ["flowchart LR"];
-  for (const n of nodes) lines.push(`  ${ids.get(n.id)}["${escapeLabel(n.label)}"]`);
+  for (const n of nodes) if (ids.has(n.id)) lines.push(`  ${n.id}("${escapeLabel(n.label)}")`);
   for (const e of edges) {
-    const from = ids.get(e.from);
-    const to = ids.get(e.to);
-    if (from && to) lines.push(`  ${from} -->|"${escapeLabel(e.label)}"| ${to}`);
+    if (ids.has(e.from) && ids.has(e.to)) lines.push(`  ${e.from} -->|"${escapeLabel(e.label)}"| ${e.to}`);
   }
   return lines.join("\n");
 }

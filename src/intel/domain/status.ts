@@ -1,22 +1,84 @@
-/** What the service holds and runs right now: cache sizes, usable connectors, workers, queue depth. */
+/**
+ * What the service holds and runs right now, in Threatr's shapes (Colander's status page reads them):
+ * every connector with `configured` as a count of credential sets, workers as objects whose
+ * `uptime` is a number of seconds. Loupe's own extras (`usable`, `queue`) ride beside them.
+ */
 import type { Connector } from "../connectors/types.ts";
 import type { JobQueue } from "../queue/jobs.ts";
-import { configuredVendors } from "../store/credentials.ts";
+import { credentialCounts } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
+
+export interface ModuleStatus {
+  id: string;
+  vendor: string;
+  /** Credential sets stored; a connector that needs no key counts as one (it is ready to use). */
+  configured: number;
+  description: string;
+  supported_types: string[];
+  credential_fields: string[];
+  usable: boolean;
+}
+
+export interface WorkerStatus {
+  id: string;
+  /** "Idle" or "Working", django-q's words (Colander colours both green). */
+  status: "Idle" | "Working";
+  uptime: number;
+  enqueued_tasks: number;
+  available_results: number;
+}
+
+export async function moduleStatuses(deps: {
+  store: Store;
+  connectors: Connector[];
+}): Promise<ModuleStatus[]> {
+  const counts = await credentialCounts(deps.store.db);
+  return deps.connectors.map((c) => {
+    const sets = counts.get(c.id) ?? 0;
+    const keyless = c.credentialFields.length === 0;
+    return {
+      id: c.id,
+      vendor: c.vendor,
+      configured: keyless ? Math.max(1, sets) : sets,
+      description: c.description,
+      supported_types: c.supportedTypes.map((t) => `${t.superType}/${t.type}`),
+      credential_fields: c.credentialFields,
+      usable: keyless || sets > 0,
+    };
+  });
+}
+
+/**
+ * Workers known from the queue. This process's own worker reports its uptime, whether it is busy
+ * and the jobs it finished; a worker of another process is only seen through the lease it holds,
+ * so it is "Working" with an uptime of 0 (unknown).
+ */
+async function workerStatuses(queue: JobQueue, queued: number): Promise<WorkerStatus[]> {
+  const me = queue.self();
+  return (await queue.workers()).map((id) =>
+    me && id === me.id
+      ? {
+          id,
+          status: me.active > 0 ? "Working" : "Idle",
+          uptime: Math.max(0, (Date.now() - me.startedAt) / 1000),
+          enqueued_tasks: queued,
+          available_results: me.finished,
+        }
+      : { id, status: "Working", uptime: 0, enqueued_tasks: queued, available_results: 0 },
+  );
+}
 
 export async function serviceStatus(deps: { store: Store; queue: JobQueue; connectors: Connector[] }) {
   const { db } = deps.store;
   const count = async (table: "entities" | "events" | "relations") =>
     Number((await db.selectFrom(table).select(db.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
-  const configured = await configuredVendors(db);
+  const queue = await deps.queue.depth();
   return {
     cached_entities: await count("entities"),
     cached_events: await count("events"),
     cached_relations: await count("relations"),
-    available_modules: deps.connectors
-      .filter((c) => c.credentialFields.length === 0 || configured.has(c.id))
-      .map((c) => c.id),
-    workers: await deps.queue.workers(),
-    queue: await deps.queue.depth(),
+    available_modules: await moduleStatuses(deps),
+    workers: await workerStatuses(deps.queue, queue.queued),
+    queue,
   };
 }

@@ -20,6 +20,17 @@ export interface JobQueue {
   depth(): Promise<{ queued: number; running: number }>;
   /** Workers seen holding a lease recently (this one included when running). */
   workers(): Promise<string[]>;
+  /** This process's worker, when it runs: what the status page shows beside its id. */
+  self(): LocalWorker | undefined;
+}
+
+export interface LocalWorker {
+  id: string;
+  startedAt: number;
+  /** Jobs being run now. */
+  active: number;
+  /** Jobs this worker finished since it started. */
+  finished: number;
 }
 
 interface ClaimedJob {
@@ -75,6 +86,8 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
   const pollMs = opts.pollMs ?? 250;
   let running = false;
   let active = 0;
+  let startedAt = 0;
+  let finished = 0;
   let wake: (() => void) | undefined;
   const inFlight = new Set<Promise<void>>();
   /** Ids of the jobs this worker is running. */
@@ -166,6 +179,7 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
         }
       }
       await db.deleteFrom("jobs").where("id", "=", job.id).where("worker", "=", workerId).execute();
+      finished++;
     } catch {
       // The database is away: the lease expires and the job is claimed again (a no-op if done).
     } finally {
@@ -253,6 +267,7 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
     start(handler) {
       if (running) return;
       running = true;
+      startedAt = Date.now();
       loop = mainLoop(handler);
     },
     async stop() {
@@ -282,6 +297,9 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
       const seen = new Set(rows.map((r) => r.worker).filter((w): w is string => !!w));
       if (running) seen.add(workerId);
       return [...seen].sort();
+    },
+    self() {
+      return running ? { id: workerId, startedAt, active, finished } : undefined;
     },
   };
 }

@@ -38,6 +38,16 @@ export async function configuredVendors(db: Kysely<Database>): Promise<Set<strin
   return new Set(rows.map((r) => r.vendor));
 }
 
+/** How many credential sets each vendor has (vendors without any are absent). */
+export async function credentialCounts(db: Kysely<Database>): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom("vendor_credentials")
+    .select(["vendor", db.fn.countAll<number>().as("n")])
+    .groupBy("vendor")
+    .execute();
+  return new Map(rows.map((r) => [r.vendor, Number(r.n)]));
+}
+
 /** Takes the set used longest ago (never used first) and marks it used now. */
 export async function takeCredentials(
   db: Kysely<Database>,

@@ -15,7 +15,8 @@ import { skipUnlessCommands } from "../../helpers/requires.ts";
 
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
 const HOSTILE_MD5 = "0123456789abcdef0123456789abcdef";
-const HOSTILE = `<img src=x onerror=alert(1)> "quoted" 'single' --> ]] #end`;
+// The long word of escaped letters makes Mermaid wrap the label inside entity codes ("&#2" | "39;").
+const HOSTILE = `<img src=x onerror=alert(1)> "quoted" 'single' --> ]] #end ${"ünïcødé".repeat(8)}`;
 const ADMIN = { username: "root-admin", password: "correct horse battery" };
 
 /** The EICAR file object, with a threat label no HTML page or Mermaid drawing should trust. */
@@ -246,6 +247,7 @@ describe("admin panel in Chromium", { skip: skipUnlessCommands("chromium") }, ()
     // Mermaid lays words out as separate SVG spans: compare without the spaces between them.
     const drawn = (await page.locator("#graph svg text").allTextContents()).join("").replace(/\s+/g, "");
     assert.ok(drawn.includes(HOSTILE.replace(/\s+/g, "")), `graph label: ${drawn}`);
+    assert.doesNotMatch(drawn, /&#|#\d+;/, "no entity code is left raw, however Mermaid split the label");
     assert.equal(await page.locator("img").count(), 0, "no <img> made it into the page");
     await screenshot(page, "investigate-hostile");
 

@@ -16,6 +16,38 @@ import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
 const KEY = { api_key: "abuse-key-123" };
 
+describe("ThreatFox threat actors", () => {
+  it("turns the IOCs tagged with the actor into entities attributed to it, with their malware and sightings", () => {
+    const actor = { superType: "ACTOR", type: "THREAT_ACTOR", value: "Example Group" };
+    const f = threatfox.normalize(fixture("threatfox", "taginfo"), actor);
+    assert.deepEqual(f.entities[0]?.attributes, {
+      threatfox_ioc_count: "4",
+      threat_types: "botnet_cc,payload_delivery,payload",
+    });
+    assert.deepEqual(
+      f.relations.map((r) => `${r.from.type}:${r.from.name} ${r.name} ${r.to.name}`),
+      [
+        "THREAT_ACTOR:Example Group uses SparrowDoor",
+        "SERVICE:203.0.113.7:8443/tcp attributed to Example Group",
+        "DOMAIN:update-check.example.net attributed to Example Group",
+        "SHA256:9f2c3b0d8a1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c attributed to Example Group",
+      ],
+    );
+    assert.deepEqual(
+      f.events.map((e) => [e.involved.name, e.firstSeen, e.lastSeen]),
+      [
+        ["203.0.113.7:8443/tcp", "2026-09-12T06:40:11.000Z", "2026-09-12T06:40:11.000Z"],
+        ["update-check.example.net", "2026-09-13T10:00:00.000Z", "2026-10-01T08:00:00.000Z"],
+        [
+          "9f2c3b0d8a1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c",
+          "2026-09-14T12:30:00.000Z",
+          "2026-09-14T12:30:00.000Z",
+        ],
+      ],
+    );
+  });
+});
+
 describe("abuse.ch connectors: normalize", () => {
   it("reads abuse.ch dates", () => {
     assert.equal(abuseDate("2026-10-02 08:15:00 UTC"), "2026-10-02T08:15:00.000Z");
@@ -84,6 +116,60 @@ describe("abuse.ch connectors: normalize", () => {
     assert.deepEqual([...new Set(f.relations.map((r) => r.name))], ["hosts"]);
     assert.equal(f.events.length, 3);
   });
+
+  it("URLhaus URL: the payloads it served become files it delivers (malformed hashes skipped)", () => {
+    const subject = { superType: "OBSERVABLE", type: "URL", value: "http://evil.example/a.exe" };
+    const f = normalizeUrlhaus(fixture("urlhaus", "url_found"), subject);
+    const file = f.entities.find((e) => e.type === "SHA256");
+    assert.deepEqual(file, {
+      superType: "OBSERVABLE",
+      type: "SHA256",
+      name: "5e8f4b2a9c1d3e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f",
+      attributes: {
+        md5: "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+        file_name: "a.exe",
+        file_type: "exe",
+        file_size: "734208",
+        signature: "AgentTesla",
+        vt_result: "41 / 72",
+      },
+    });
+    assert.equal(f.entities.filter((e) => e.type === "SHA256").length, 1);
+    assert.deepEqual(
+      f.relations.map((r) => `${r.from.type} ${r.name} ${r.to.type}:${r.to.name}`),
+      [
+        "URL delivers SHA256:5e8f4b2a9c1d3e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f",
+        "SHA256 associated threat MALWARE:AgentTesla",
+      ],
+    );
+    const payloadEvent = f.events.find(
+      (e) => e.involved.name === "5e8f4b2a9c1d3e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f",
+    );
+    assert.equal(payloadEvent?.firstSeen, "2026-10-10T00:00:00.000Z");
+  });
+
+  it("URLhaus payload: a hash's facts, family and the URLs that delivered it", () => {
+    const subject = { superType: "OBSERVABLE", type: "MD5", value: "0a1b2c3d4e5f60718293a4b5c6d7e8f9" };
+    const f = normalizeUrlhaus(fixture("urlhaus", "payload_found"), subject);
+    assert.equal(
+      f.entities[0]?.attributes?.sha256,
+      "5e8f4b2a9c1d3e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f",
+    );
+    assert.equal(f.entities[0]?.attributes?.signature, "AgentTesla");
+    assert.equal(f.entities[0]?.attributes?.urlhaus_url_count, "2");
+    assert.deepEqual(
+      f.relations.map((r) => `${r.from.name} ${r.name} ${r.to.name}`),
+      [
+        "0a1b2c3d4e5f60718293a4b5c6d7e8f9 associated threat AgentTesla",
+        "http://evil.example/a.exe delivers 0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+        "http://other.example/dl/invoice.exe delivers 0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+      ],
+    );
+    assert.deepEqual(
+      f.events.map((e) => [e.firstSeen, e.lastSeen]),
+      [["2026-10-10T10:12:00.000Z", "2026-10-14T08:00:00.000Z"]],
+    );
+  });
 });
 
 describe("abuse.ch connectors: fetch", () => {
@@ -91,6 +177,13 @@ describe("abuse.ch connectors: fetch", () => {
   before(async () => {
     fake = await startFakeVendor({
       "/api/v1/": (body) => {
+        if (body.includes("taginfo")) {
+          return {
+            body: body.includes("Example Group")
+              ? fixture("threatfox", "taginfo")
+              : fixture("threatfox", "taginfo_unknown"),
+          };
+        }
         if (body.includes("search_ioc")) {
           return {
             body: body.includes("198.51.100.23")
@@ -104,6 +197,13 @@ describe("abuse.ch connectors: fetch", () => {
             : fixture("malwarebazaar", "not_found"),
         };
       },
+      "/v1/payload/": (body) => ({
+        body:
+          body.includes("0a1b2c3d4e5f60718293a4b5c6d7e8f9") ||
+          body.includes("5e8f4b2a9c1d3e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f")
+            ? fixture("urlhaus", "payload_found")
+            : fixture("urlhaus", "payload_not_found"),
+      }),
       "/v1/host/": (body) => ({
         body: body.includes("evil.example")
           ? fixture("urlhaus", "host_found")
@@ -113,6 +213,17 @@ describe("abuse.ch connectors: fetch", () => {
   });
   after(() => fake.close());
   const ctx = () => vendorContext(fake.url);
+
+  it("ThreatFox: a threat actor is asked with taginfo; an unknown tag is not known", async () => {
+    const actor = (value: string) => ({ superType: "ACTOR", type: "THREAT_ACTOR", value });
+    assert.ok(await threatfox.fetch(actor("Example Group"), KEY, ctx()));
+    assert.deepEqual(JSON.parse(fake.calls.at(-1)!.body), {
+      query: "taginfo",
+      tag: "Example Group",
+      limit: 100,
+    });
+    assert.equal(await threatfox.fetch(actor("Nobody"), KEY, ctx()), null);
+  });
 
   it("ThreatFox: POSTs search_ioc as JSON with the Auth-Key header; no_result is null", async () => {
     const found = await threatfox.fetch(
@@ -159,6 +270,19 @@ describe("abuse.ch connectors: fetch", () => {
       await urlhaus.fetch({ superType: "OBSERVABLE", type: "DOMAIN", value: "good.example" }, KEY, ctx()),
       null,
     );
+  });
+
+  it("URLhaus: MD5 and SHA-256 go to /v1/payload/ as their form fields; no_results is null", async () => {
+    const ask = (type: string, value: string) =>
+      urlhaus.fetch({ superType: "OBSERVABLE", type, value }, KEY, ctx());
+    assert.ok(await ask("MD5", "0a1b2c3d4e5f60718293a4b5c6d7e8f9".toUpperCase()));
+    assert.equal(fake.calls.at(-1)?.body, "md5_hash=0a1b2c3d4e5f60718293a4b5c6d7e8f9");
+    assert.ok(await ask("SHA256", "5e8f4b2a9c1d3e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f"));
+    assert.equal(
+      fake.calls.at(-1)?.body,
+      "sha256_hash=5e8f4b2a9c1d3e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f",
+    );
+    assert.equal(await ask("SHA256", "0".repeat(64)), null);
   });
 
   it("reports a refused key as invalid credentials", async () => {

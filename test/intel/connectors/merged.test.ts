@@ -57,6 +57,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
           body: body.includes("search_ioc") ? (body.includes(IP) ? ioc : noIoc) : bazaar,
         }),
         "/v1/host/": { body: fixture("urlhaus", "not_found") },
+        "/v1/payload/": { body: fixture("urlhaus", "payload_not_found") },
       });
       // Every other vendor, each on its own real paths, behind one loopback server.
       others = await startFakeVendor({
@@ -120,8 +121,10 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         "misp",
         "otx",
         "threatfox",
+        "urlhaus",
         "virustotal",
       ]);
+      assert.equal(doc.sources.urlhaus.status, "not_found", JSON.stringify(doc.sources));
       assert.equal(doc.sources.hashlookup.status, "ok", JSON.stringify(doc.sources));
       assert.equal(doc.sources.malwarebazaar.status, "ok", JSON.stringify(doc.sources));
       assert.equal(doc.sources.threatfox.status, "not_found");
@@ -136,19 +139,19 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal(sha1s[0].attributes.source_vendor, "hashlookup,malwarebazaar,virustotal");
       const modules = await json(await server.api("/api/modules/"));
       assert.deepEqual(
-        modules.map((m: { id: string; configured: boolean }) => `${m.id}:${m.configured}`).sort(),
+        modules.map((m: { id: string; configured: number }) => `${m.id}:${m.configured}`).sort(),
         [
-          "abuseipdb:true",
-          "greynoise:true",
-          "hashlookup:true",
-          "malwarebazaar:true",
-          "misp:true",
-          "otx:true",
-          "shodan:true",
-          "threatfox:true",
-          "urlhaus:true",
-          "urlscan:true",
-          "virustotal:true",
+          "abuseipdb:1",
+          "greynoise:1",
+          "hashlookup:1",
+          "malwarebazaar:1",
+          "misp:1",
+          "otx:1",
+          "shodan:1",
+          "threatfox:1",
+          "urlhaus:1",
+          "urlscan:1",
+          "virustotal:1",
         ],
       );
       const supported = await json(await server.api("/api/types/supported/"));

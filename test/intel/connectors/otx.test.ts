@@ -102,3 +102,49 @@ describe("otx connector", () => {
     });
   });
 });
+
+describe("otx: threat actors", () => {
+  const actor = { superType: "ACTOR", type: "THREAT_ACTOR", value: "Example Group" };
+
+  it("keeps the pulses naming the actor (adversary or tag) with their malware and techniques", () => {
+    const f = normalizeOtx(fixture("search_pulses"), actor);
+    assert.deepEqual(f.entities[0]?.attributes, {
+      otx_pulse_count: "2",
+      targeted_countries: "NL,FR",
+      industries: "Media",
+    });
+    const rel = (name: string) =>
+      f.relations.filter((r) => r.name === name).map((r) => `${r.from.name}→${r.to.name}`);
+    assert.deepEqual(rel("documents"), [
+      "Mercenary spyware infrastructure→Example Group",
+      "Example Group returns with new loaders→Example Group",
+    ]);
+    assert.deepEqual(rel("uses"), [
+      "Example Group→Pegasus",
+      "Example Group→T1566 - Phishing",
+      "Example Group→GuLoader",
+      "Example Group→T1204 - User Execution",
+    ]);
+    assert.ok(!f.entities.some((e) => e.name === "Unrelated phishing kit"));
+    assert.deepEqual(normalizeOtx(fixture("search_pulses"), { ...actor, value: "Nobody" }).entities, []);
+  });
+
+  describe("fetch", () => {
+    let fake: SimpleFake;
+    before(async () => {
+      fake = await startFakeVendor({
+        "/api/v1/search/pulses?q=Example+Group&limit=20": { body: fixture("search_pulses") },
+        "/api/v1/search/pulses?q=Nobody&limit=20": { body: fixture("search_pulses_empty") },
+      });
+    });
+    after(() => fake.close());
+
+    it("searches pulses with the key header; no pulse is not known", async () => {
+      const ask = (value: string) =>
+        otx.fetch({ ...actor, value }, { api_key: "otx-key" }, vendorContext(fake.url));
+      assert.ok(await ask("Example Group"));
+      assert.equal(await ask("Nobody"), null);
+      assert.equal(fake.calls[0]?.headers["x-otx-api-key"], "otx-key");
+    });
+  });
+});

@@ -78,7 +78,9 @@ describe("misp connector", () => {
     before(async () => {
       fake = await startFakeVendor({
         "/attributes/restSearch": (body) => ({
-          body: body.includes("example.org") ? fixture("misp", "found") : fixture("misp", "empty"),
+          body: body.includes("threat-actor")
+            ? fixture("misp", body.includes("Example Group") ? "actor" : "empty")
+            : fixture("misp", body.includes("example.org") ? "found" : "empty"),
         }),
       });
     });
@@ -106,6 +108,35 @@ describe("misp connector", () => {
         takeCredentials: async () => ({ api_key: "k", url: fake.url }),
       });
       assert.equal(none?.outcome.status, "not_found");
+      const actor = { superType: "ACTOR", type: "THREAT_ACTOR", value: "Example Group" };
+      const [found] = await askVendors(actor, [misp], {
+        config,
+        takeCredentials: async () => ({ api_key: "misp-key", url: fake.url }),
+      });
+      assert.equal(found?.outcome.status, "ok", found?.outcome.error ?? "");
+      assert.deepEqual(JSON.parse(fake.calls.at(-1)!.body).tags, [
+        'misp-galaxy:threat-actor="Example Group"',
+      ]);
     });
+  });
+
+  it("a threat actor: its galaxy tag's attributes are attributed to it, their events document it", () => {
+    const f = normalizeMisp(fixture("misp", "actor"), {
+      superType: "ACTOR",
+      type: "THREAT_ACTOR",
+      value: "Example Group",
+    });
+    assert.equal(f.entities[0]?.attributes?.misp_attribute_count, "3");
+    assert.deepEqual(
+      f.relations.map((r) => `${r.from.name} ${r.name} ${r.to.name}`),
+      [
+        "203.0.113.7 attributed to Example Group",
+        "MISP event 77: Example Group targets newsrooms documents Example Group",
+        "update-check.example.net attributed to Example Group",
+        "MISP event 77: Example Group targets newsrooms documents Example Group",
+        "MISP event 78: Example Group infrastructure, part 2 documents Example Group",
+      ],
+    );
+    assert.equal(f.entities.find((e) => e.name === "203.0.113.7")?.type, "IPV4");
   });
 });

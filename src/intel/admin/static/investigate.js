@@ -160,14 +160,18 @@
       (r) => r.name,
       (r) => names.get(r.obj_to) ?? r.obj_to,
     ]);
-    fill("events", doc.events, [
-      (e) => e.name,
-      (e) => e.type?.short_name ?? e.type,
-      (e) => names.get(e.involved_entity) ?? e.involved_entity,
-      (e) => e.first_seen,
-      (e) => e.last_seen,
-      (e) => String(e.count),
-    ]);
+    fill(
+      "events",
+      [...doc.events, ...(doc.neighbour_events ?? [])],
+      [
+        (e) => e.name,
+        (e) => e.type?.short_name ?? e.type,
+        (e) => names.get(e.involved_entity) ?? e.involved_entity,
+        (e) => e.first_seen,
+        (e) => e.last_seen,
+        (e) => String(e.count),
+      ],
+    );
     fill("sources", Object.entries(doc.sources ?? {}), [
       ([vendor]) => vendor,
       ([, s]) => s.status,
@@ -187,11 +191,43 @@
 
   // Labels reach Mermaid with every unsafe character as an entity code ("#60;"); drawn as SVG text
   // they stay "&#60;", so they are decoded here, as text nodes: the characters can never become markup.
+  // A label Mermaid wraps is cut into several spans, sometimes inside a code ("&#2" | "39;"), so
+  // the text nodes of one label are decoded together, each code's character left where it began.
   function decodeLabels(root) {
+    const labels = new Map();
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      node.nodeValue = node.nodeValue.replace(/&#(\d+);/g, (_, code) => String.fromCodePoint(Number(code)));
+      const label = node.parentElement?.closest("text") ?? node.parentElement;
+      if (!labels.has(label)) labels.set(label, []);
+      labels.get(label).push(node);
     }
+    for (const nodes of labels.values()) decodeAcross(nodes);
+  }
+
+  function decodeAcross(nodes) {
+    const values = nodes.map((n) => n.nodeValue);
+    const codes = [...values.join("").matchAll(/&#(\d+);/g)].reverse();
+    // Last code first: cutting it leaves the offsets of the earlier ones as they were.
+    for (const code of codes) {
+      const start = code.index;
+      const end = start + code[0].length;
+      let offset = 0;
+      let placed = false;
+      for (let i = 0; i < values.length; i++) {
+        const from = Math.max(start, offset) - offset;
+        const to = Math.min(end, offset + values[i].length) - offset;
+        const length = values[i].length;
+        if (from < to) {
+          const char = placed ? "" : String.fromCodePoint(Number(code[1]));
+          values[i] = values[i].slice(0, from) + char + values[i].slice(to);
+          placed = true;
+        }
+        offset += length;
+      }
+    }
+    nodes.forEach((n, i) => {
+      if (n.nodeValue !== values[i]) n.nodeValue = values[i];
+    });
   }
 
   if (form.elements.value.value) form.requestSubmit();
