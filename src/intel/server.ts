@@ -69,7 +69,7 @@ export async function buildIntelServer(opts: {
       lookups: services.lookups,
       queue: services.queue,
       connectors: services.connectors,
-      retryAfterSeconds: services.config.retryAfterSeconds,
+      config: services.config,
     });
   });
   app.get("/", { schema: { hide: true } }, async () => ({

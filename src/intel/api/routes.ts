@@ -1,16 +1,17 @@
-/** The intel HTTP API (DESIGN §3): validation and serialisation only; the work is in domain/. */
+/** The intel HTTP API: validation and serialisation only; the rules are in services/ (docs/architecture.md). */
 import { execFileSync } from "node:child_process";
 import { Type } from "typebox";
-import { HttpError, notFound } from "../../common/errors.ts";
+import { notFound } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { superTypeJson, typeJson } from "../domain/document.ts";
 import type { Lookups } from "../domain/requests.ts";
 import { vendorErrors } from "../domain/requests.ts";
-import { moduleStatuses, serviceStatus } from "../domain/status.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
+import { askAbout } from "../services/lookups.ts";
+import { moduleStatuses, serviceStatus } from "../services/status.ts";
 import type { Store } from "../store/db.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import { parseSubject } from "./subject.ts";
@@ -20,7 +21,7 @@ export interface ApiDeps {
   lookups: Lookups;
   queue: JobQueue;
   connectors: Connector[];
-  retryAfterSeconds: number;
+  config: { retryAfterSeconds: number };
 }
 
 const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { additionalProperties: true });
@@ -150,31 +151,22 @@ export function registerApi(app: App, deps: ApiDeps): void {
       },
     },
     async (req, reply) => {
-      const subject = parseSubject(req.body);
-      const outcome = await lookups.submit(subject, req.body.force ?? false, req.body.depth ?? 1);
-      if (outcome.kind === "done") {
-        // Already-serialised JSON bytes (cached by graph version): Fastify sends buffers as they are.
+      const answer = await askAbout(deps, parseSubject(req.body), {
+        force: req.body.force ?? false,
+        depth: req.body.depth ?? 1,
+      });
+      if (answer.status === 200) {
+        // Already-serialised JSON bytes: Fastify sends buffers as they are.
         return reply
           .code(200)
           .type("application/json; charset=utf-8")
-          .send(outcome.json as unknown as object as never);
-      }
-      if (outcome.kind === "failed") {
-        throw new HttpError(
-          502,
-          "vendors_failed",
-          "Every vendor failed for this subject; a new lookup is tried after a cool-down.",
-          {
-            errors: outcome.errors,
-            request: outcome.request.id,
-          },
-        );
+          .send(answer.json as unknown as never);
       }
       return reply
         .code(201)
-        .header("location", `/api/request/${outcome.request.id}/`)
-        .header("retry-after", String(deps.retryAfterSeconds))
-        .send(requestJson(outcome.request));
+        .header("location", answer.location)
+        .header("retry-after", String(answer.retryAfterSeconds))
+        .send(requestJson(answer.request));
     },
   );
 

@@ -42,11 +42,14 @@ function limitFor(id: string, concurrency: number): LimitFunction {
   return l;
 }
 
+/** A connector can be asked when it needs no key or has at least one credential set. */
+export function isUsable(connector: Connector, vendorsWithSets: ReadonlySet<string>): boolean {
+  return connector.credentialFields.length === 0 || vendorsWithSets.has(connector.id);
+}
+
 /** The connectors that would be asked about this subject, given which vendors have credentials. */
 export function candidates(connectors: Connector[], subject: Subject, configured: Set<string>): Connector[] {
-  return connectors.filter(
-    (c) => supports(c, subject) && (c.credentialFields.length === 0 || configured.has(c.id)),
-  );
+  return connectors.filter((c) => supports(c, subject) && isUsable(c, configured));
 }
 
 export async function askVendors(

@@ -6,7 +6,7 @@
 import type { Kysely } from "kysely";
 import type { IntelConfig } from "../config.ts";
 import type { Connector, Credentials } from "../connectors/types.ts";
-import { checkCredentials } from "../domain/fanout.ts";
+import { checkCredentials, isUsable } from "../domain/fanout.ts";
 import {
   addCredentials,
   configuredVendors,
@@ -70,11 +70,6 @@ export async function credentialSetFields(db: Db, vendor: string, id: number) {
 }
 
 export const removeCredentialSet = (db: Db, id: number): Promise<boolean> => removeCredentials(db, id);
-
-/** A connector can be asked when it needs no key or has at least one credential set. */
-export function isUsable(connector: Connector, vendorsWithSets: Set<string>): boolean {
-  return connector.credentialFields.length === 0 || vendorsWithSets.has(connector.id);
-}
 
 /** The connectors that can be asked now. */
 export async function usableConnectors(db: Db, connectors: Connector[]): Promise<Connector[]> {

@@ -73,3 +73,14 @@ export async function entityDetail(db: Kysely<Database>, id: string): Promise<En
     rows.map(({ relation, ...e }) => ({ relation, direction, entity: e }));
   return { entity, links: [...links("out", out), ...links("in", incoming)], events };
 }
+
+/** How many entities, events and relations are stored (the status page's cache sizes). */
+export async function cachedCounts(db: Kysely<Database>) {
+  const count = async (table: "entities" | "events" | "relations") =>
+    Number((await db.selectFrom(table).select(db.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+  return {
+    cached_entities: await count("entities"),
+    cached_events: await count("events"),
+    cached_relations: await count("relations"),
+  };
+}

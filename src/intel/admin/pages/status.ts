@@ -1,6 +1,6 @@
 /** Status: workers, queue depth, cached graph sizes, and which connectors are usable. */
 import type { App } from "../../../common/http.ts";
-import { serviceStatus } from "../../domain/status.ts";
+import { serviceStatus } from "../../services/status.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { html } from "../html.ts";
 

@@ -4,7 +4,9 @@
  * `uptime` is a number of seconds. Loupe's own extras (`usable`, `queue`) ride beside them.
  */
 import type { Connector } from "../connectors/types.ts";
+import { isUsable } from "../domain/fanout.ts";
 import type { JobQueue } from "../queue/jobs.ts";
+import { cachedCounts } from "../store/browse.ts";
 import { credentialCounts } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
 
@@ -36,6 +38,7 @@ export async function moduleStatuses(deps: {
   return deps.connectors.map((c) => {
     const sets = counts.get(c.id) ?? 0;
     const keyless = c.credentialFields.length === 0;
+    const usable = isUsable(c, new Set(sets > 0 ? [c.id] : []));
     return {
       id: c.id,
       vendor: c.vendor,
@@ -43,7 +46,7 @@ export async function moduleStatuses(deps: {
       description: c.description,
       supported_types: c.supportedTypes.map((t) => `${t.superType}/${t.type}`),
       credential_fields: c.credentialFields,
-      usable: keyless || sets > 0,
+      usable,
     };
   });
 }
@@ -69,14 +72,9 @@ async function workerStatuses(queue: JobQueue, queued: number): Promise<WorkerSt
 }
 
 export async function serviceStatus(deps: { store: Store; queue: JobQueue; connectors: Connector[] }) {
-  const { db } = deps.store;
-  const count = async (table: "entities" | "events" | "relations") =>
-    Number((await db.selectFrom(table).select(db.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
   const queue = await deps.queue.depth();
   return {
-    cached_entities: await count("entities"),
-    cached_events: await count("events"),
-    cached_relations: await count("relations"),
+    ...(await cachedCounts(deps.store.db)),
     available_modules: await moduleStatuses(deps),
     workers: await workerStatuses(deps.queue, queue.queued),
     queue,

@@ -1,0 +1,56 @@
+/**
+ * Asking about a subject, for every door: the request protocol's outcome (stored data, a request
+ * under way, every vendor failed) turned into one answer — status, headers and body — that the API
+ * and the panel send as they are. Only the 201 body differs by door (Threatr's request shape for
+ * the API, the vendors being asked for a person).
+ */
+import { HttpError } from "../../common/errors.ts";
+import type { Subject } from "../connectors/types.ts";
+import { candidates } from "../domain/fanout.ts";
+import { configuredVendors } from "../store/credentials.ts";
+import type { RequestsTable } from "../store/schema.ts";
+import type { IntelServices } from "./index.ts";
+
+export type LookupAnswer =
+  /** Stored data: the result document, already serialised (cached by graph version). */
+  | { status: 200; json: Buffer }
+  /** A request is under way: ask again after `retryAfterSeconds`. */
+  | { status: 201; request: RequestsTable; location: string; retryAfterSeconds: number; asking: string[] };
+
+type Services = Pick<IntelServices, "lookups" | "connectors" | "store"> & {
+  config: Pick<IntelServices["config"], "retryAfterSeconds">;
+};
+
+/** The 502 of the protocol: every vendor failed; a new lookup is tried after the cool-down. */
+export class VendorsFailed extends HttpError {
+  constructor(request: RequestsTable, errors: Record<string, string>) {
+    super(
+      502,
+      "vendors_failed",
+      "Every vendor failed for this subject; a new lookup is tried after a cool-down.",
+      {
+        errors,
+        request: request.id,
+      },
+    );
+  }
+}
+
+/** Submits (or joins) a request for `subject`; throws VendorsFailed when every vendor failed. */
+export async function askAbout(
+  services: Services,
+  subject: Subject,
+  opts: { force: boolean; depth: number },
+): Promise<LookupAnswer> {
+  const outcome = await services.lookups.submit(subject, opts.force, opts.depth);
+  if (outcome.kind === "done") return { status: 200, json: outcome.json };
+  if (outcome.kind === "failed") throw new VendorsFailed(outcome.request, outcome.errors);
+  const withSets = await configuredVendors(services.store.db);
+  return {
+    status: 201,
+    request: outcome.request,
+    location: `/api/request/${outcome.request.id}/`,
+    retryAfterSeconds: services.config.retryAfterSeconds,
+    asking: candidates(services.connectors, subject, withSets).map((c) => c.id),
+  };
+}
