@@ -14,6 +14,7 @@ import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";
 import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
+import { closeBmpDecoder } from "./converters/bmp-decoder.ts";
 import { makeThumbnail, sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
 import {
   analysisResultSchema,
@@ -184,6 +185,7 @@ function failedResult(processor: Processor, failure: ProcessorFailure) {
 
 function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits): void {
   const decodeSlot = pLimit(config.thumbnailConcurrency);
+  app.addHook("onClose", closeBmpDecoder);
   app.post(
     "/converter/thumbnail",
     {

@@ -7,9 +7,13 @@ import { readFile } from "node:fs/promises";
 import colorString from "color-string";
 import sharp, { type Metadata } from "sharp";
 import { Type } from "typebox";
-import { badRequest, errorMessage, HttpError } from "../../common/errors.ts";
-import { decodeBmp, type RawImage, readBmpHeader } from "./bmp.ts";
+import { badRequest, HttpError } from "../../common/errors.ts";
+import { readBmpHeader } from "./bmp.ts";
+import { decodeBmpInWorker } from "./bmp-decoder.ts";
 import { containSize, outputSize, padOffsets, type Size, STRATEGIES, type Strategy } from "./geometry.ts";
+import { checkDimensions, type ThumbnailLimits, thumbnailTimeout } from "./limits.ts";
+
+export type { ThumbnailLimits } from "./limits.ts";
 
 export interface ThumbnailRequest {
   width: number;
@@ -17,10 +21,6 @@ export interface ThumbnailRequest {
   strategy: Strategy;
   /** CSS colour of the padding; transparent when absent. */
   color?: string;
-}
-
-export interface ThumbnailLimits {
-  maxImagePixels: number;
 }
 
 interface Rgba {
@@ -74,7 +74,10 @@ export async function makeThumbnail(
   limits: ThumbnailLimits,
 ): Promise<Buffer> {
   const background = parseColor(req.color);
-  const decoded = await openImage(input, limits);
+  const timeoutMs = limits.timeoutMs ?? 0;
+  const started = performance.now();
+  const deadline = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : new AbortController().signal;
+  const decoded = await openImage(input, limits, deadline);
   const image = decoded.size;
   const box = { width: req.width, height: req.height };
   const out = outputSize(req.strategy, image, box);
@@ -113,10 +116,15 @@ export async function makeThumbnail(
       break;
     }
   }
+  if (timeoutMs > 0) {
+    // libvips counts whole seconds: the time left, rounded up, and at least one.
+    const left = timeoutMs - (performance.now() - started);
+    pipeline = pipeline.timeout({ seconds: Math.max(1, Math.ceil(left / 1000)) });
+  }
   try {
     return await pipeline.png({ compressionLevel: 6 }).toBuffer();
   } catch (err) {
-    throw classifySharpError(err);
+    throw classifySharpError(err, timeoutMs);
   }
 }
 
@@ -129,48 +137,40 @@ interface OpenedImage {
 }
 
 /** Reads the image header, checks the pixel limit, and prepares the input sharp will decode. */
-async function openImage(input: string | Buffer, limits: ThumbnailLimits): Promise<OpenedImage> {
+async function openImage(
+  input: string | Buffer,
+  limits: ThumbnailLimits,
+  deadline: AbortSignal,
+): Promise<OpenedImage> {
   let meta: Metadata;
   try {
     meta = await readHeader(input);
   } catch (err) {
-    if (err instanceof HttpError && err.code === "unsupported_image") return openBmp(input, limits, err);
+    if (err instanceof HttpError && err.code === "unsupported_image") {
+      return openBmp(input, limits, err, deadline);
+    }
     throw err;
   }
   const size = orientedSize(meta);
-  checkPixels(size, limits);
+  checkDimensions(size, limits, meta.format ?? "image");
   // From bytes, librsvg has no base folder, so an SVG cannot pull in neighbouring files.
   const source = meta.format === "svg" && typeof input === "string" ? await readFile(input) : input;
   return { input: source, size };
 }
 
-/** libvips has no BMP loader: BMPs are decoded to raw pixels here; anything else stays unsupported. */
+/** libvips has no BMP loader: BMPs are decoded to raw pixels in a worker; anything else stays unsupported. */
 async function openBmp(
   input: string | Buffer,
   limits: ThumbnailLimits,
   unsupported: HttpError,
+  deadline: AbortSignal,
 ): Promise<OpenedImage> {
-  const size = await readBmpHeader(input);
-  if (!size) throw unsupported;
-  checkPixels(size, limits);
-  const bytes = typeof input === "string" ? await readFile(input) : input;
-  let pixels: RawImage;
-  try {
-    pixels = decodeBmp(bytes);
-  } catch (err) {
-    throw badRequest("corrupt_image", `The BMP image could not be decoded: ${errorMessage(err)}`);
-  }
-  return { input: pixels.data, raw: { width: pixels.width, height: pixels.height, channels: 4 }, size };
-}
-
-function checkPixels(image: Size, limits: ThumbnailLimits): void {
-  const pixels = image.width * image.height;
-  if (pixels > limits.maxImagePixels) {
-    throw badRequest(
-      "image_too_large",
-      `The image is ${image.width}×${image.height} (${pixels} pixels), above the limit of ${limits.maxImagePixels}.`,
-    );
-  }
+  const header = await readBmpHeader(input);
+  if (!header) throw unsupported;
+  if (header.kind === "undecodable") throw badRequest("unsupported_image", `${header.reason}.`);
+  checkDimensions(header.size, limits, "BMP");
+  const pixels = await decodeBmpInWorker(input, header.size, deadline, limits.timeoutMs ?? 0);
+  return { input: pixels, raw: { ...header.size, channels: 4 }, size: header.size };
 }
 
 async function readHeader(input: string | Buffer): Promise<Metadata> {
@@ -193,9 +193,10 @@ function orientedSize(meta: Metadata): Size {
   return swapped ? { width: height, height: width } : { width, height };
 }
 
-function classifySharpError(err: unknown): HttpError {
+function classifySharpError(err: unknown, timeoutMs = 0): HttpError {
   if (err instanceof HttpError) return err;
   const message = err instanceof Error ? err.message : String(err);
+  if (/timeout: \d+% complete/.test(message)) return thumbnailTimeout(timeoutMs);
   if (/unsupported image format|bad seek|heif: Unsupported/i.test(message)) {
     return badRequest(
       "unsupported_image",
