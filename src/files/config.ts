@@ -22,12 +22,24 @@ export const filesSettings = {
   maxImagePixels: integer(
     "MAX_IMAGE_PIXELS",
     100_000_000,
-    "Largest image accepted by the thumbnail converter, input and output, in pixels.",
+    "Largest image the thumbnail converter decodes, in pixels (checked from the header, before decoding).",
     { min: 1 },
   ),
   maxThumbnailSide: integer("MAX_THUMBNAIL_SIDE", 10_000, "Largest thumbnail width or height, in pixels.", {
     min: 1,
   }),
+  maxThumbnailPixels: integer(
+    "MAX_THUMBNAIL_PIXELS",
+    16_777_216,
+    "Largest thumbnail (the output), in pixels: a tiny image asked for a huge box is refused.",
+    { min: 1 },
+  ),
+  thumbnailTimeoutMs: integer(
+    "THUMBNAIL_TIMEOUT_MS",
+    30_000,
+    "Time limit of one thumbnail (decode, resize, encode), in ms; libvips work is stopped in whole seconds.",
+    { min: 1 },
+  ),
   thumbnailConcurrency: integer(
     "THUMBNAIL_CONCURRENCY",
     os.availableParallelism(),

@@ -205,7 +205,11 @@ function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits):
     async (req, reply) => {
       const upload = await receiveUpload(req, limits, { hash: false });
       const png = await decodeSlot(() =>
-        makeThumbnail(upload.file.path, req.query, { maxImagePixels: config.maxImagePixels }),
+        makeThumbnail(upload.file.path, req.query, {
+          maxImagePixels: config.maxImagePixels,
+          maxOutputPixels: config.maxThumbnailPixels,
+          timeoutMs: config.thumbnailTimeoutMs,
+        }),
       );
       return reply.type("image/png").send(png);
     },

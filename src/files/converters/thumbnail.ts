@@ -81,10 +81,11 @@ export async function makeThumbnail(
   const image = decoded.size;
   const box = { width: req.width, height: req.height };
   const out = outputSize(req.strategy, image, box);
-  if (out.width * out.height > limits.maxImagePixels) {
+  const maxOutput = limits.maxOutputPixels ?? limits.maxImagePixels;
+  if (out.width * out.height > maxOutput) {
     throw badRequest(
       "output_too_large",
-      `A ${req.strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${limits.maxImagePixels} pixels.`,
+      `A ${req.strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${maxOutput} pixels (MAX_THUMBNAIL_PIXELS).`,
     );
   }
   let pipeline = sharp(decoded.input, {
