@@ -5,7 +5,7 @@
  */
 import { crc32, deflateSync } from "node:zlib";
 import sharp from "sharp";
-import { bmp24, pngBombHeader } from "../helpers/images.ts";
+import { bmp24, pngBombHeader, pngChunk } from "../helpers/images.ts";
 
 export interface ImageCase {
   name: string;
@@ -20,6 +20,16 @@ export interface ImageCase {
 const DIMENSIONS = ["image_too_large", "invalid_dimensions", "corrupt_image", "unsupported_image"];
 const TOO_LARGE = ["image_too_large"];
 
+/** Makes the cases of one format: `codes` defaults to a refusal for the declared size. */
+function caseMaker(format: string, filename: string) {
+  return (name: string, bytes: Buffer, codes = DIMENSIONS): ImageCase => ({
+    name: `${format} ${name}`,
+    bytes,
+    filename,
+    codes,
+  });
+}
+
 /** A BMP whose header says width×height (stored as int32) over tiny pixel data. */
 function bmpClaiming(width: number, height: number, pixelBytes = 4096): Buffer {
   const bytes = Buffer.concat([bmp24(1, 1, [1, 2, 3]), Buffer.alloc(pixelBytes)]);
@@ -29,12 +39,8 @@ function bmpClaiming(width: number, height: number, pixelBytes = 4096): Buffer {
 }
 
 export function bmpCases(): ImageCase[] {
-  const c = (name: string, w: number, h: number, codes: string[]): ImageCase => ({
-    name: `BMP ${name}`,
-    bytes: bmpClaiming(w, h),
-    filename: "x.bmp",
-    codes,
-  });
+  const bmp = caseMaker("BMP", "x.bmp");
+  const c = (name: string, w: number, h: number, codes: string[]) => bmp(name, bmpClaiming(w, h), codes);
   return [
     // bmp-ts reads the width unsigned: 0xFFFFFFFF is 4 gigapixels wide, not 1 (|-1|).
     c("width 0xFFFFFFFF", -1, 1, TOO_LARGE),
@@ -49,12 +55,7 @@ export function bmpCases(): ImageCase[] {
 
 /** A PNG whose IHDR claims width×height over one small IDAT (see pngBombHeader). */
 export function pngCases(): ImageCase[] {
-  const c = (name: string, bytes: Buffer, codes = DIMENSIONS): ImageCase => ({
-    name: `PNG ${name}`,
-    bytes,
-    filename: "x.png",
-    codes,
-  });
+  const c = caseMaker("PNG", "x.png");
   return [
     c("width 0", pngBombHeader(0, 10)),
     c("height 0", pngBombHeader(10, 0)),
@@ -93,15 +94,6 @@ function replaceIdat(png: Buffer, data: Buffer): Buffer {
   return Buffer.concat([head, pngChunk("IDAT", data), pngChunk("IEND", Buffer.alloc(0))]);
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-}
-
 /** A GIF (no colour table needed by its one-pixel frames) of `frames` frames in a width×height screen. */
 function gif(width: number, height: number, frames = 1, frameSide = 1): Buffer {
   const screen = Buffer.alloc(13);
@@ -121,12 +113,7 @@ function gif(width: number, height: number, frames = 1, frameSide = 1): Buffer {
 }
 
 export function gifCases(): ImageCase[] {
-  const c = (name: string, bytes: Buffer, codes = DIMENSIONS): ImageCase => ({
-    name: `GIF ${name}`,
-    bytes,
-    filename: "x.gif",
-    codes,
-  });
+  const c = caseMaker("GIF", "x.gif");
   return [
     c("screen 65535×65535", gif(65_535, 65_535), [...DIMENSIONS, "thumbnail"]),
     c("screen 0×0", gif(0, 0), [...DIMENSIONS, "thumbnail"]),
@@ -148,12 +135,9 @@ async function jpegClaiming(width: number, height: number): Promise<Buffer> {
 }
 
 export async function jpegCases(): Promise<ImageCase[]> {
-  const c = async (name: string, w: number, h: number, codes = DIMENSIONS): Promise<ImageCase> => ({
-    name: `JPEG ${name}`,
-    bytes: await jpegClaiming(w, h),
-    filename: "x.jpg",
-    codes,
-  });
+  const jpeg = caseMaker("JPEG", "x.jpg");
+  const c = async (name: string, w: number, h: number, codes = DIMENSIONS) =>
+    jpeg(name, await jpegClaiming(w, h), codes);
   return [
     await c("width 0", 0, 8),
     await c("height 0 (DNL)", 8, 0),
@@ -191,12 +175,7 @@ function tiff(width: number, height: number): Buffer {
 }
 
 export function tiffCases(): ImageCase[] {
-  const c = (name: string, bytes: Buffer, codes = DIMENSIONS): ImageCase => ({
-    name: `TIFF ${name}`,
-    bytes,
-    filename: "x.tif",
-    codes,
-  });
+  const c = caseMaker("TIFF", "x.tif");
   return [
     c("4×4 (the builder makes a real TIFF)", tiff(4, 4), ["thumbnail"]),
     c("width 0", tiff(0, 4)),
@@ -240,12 +219,7 @@ async function vp8xClaiming(width: number, height: number): Promise<Buffer> {
 }
 
 export async function webpCases(): Promise<ImageCase[]> {
-  const c = (name: string, bytes: Buffer, codes = DIMENSIONS): ImageCase => ({
-    name: `WebP ${name}`,
-    bytes,
-    filename: "x.webp",
-    codes,
-  });
+  const c = caseMaker("WebP", "x.webp");
   return [
     c("VP8L 16384×16384", await vp8lClaiming(16_384, 16_384)),
     c("VP8X canvas 16777216×16777216", await vp8xClaiming(16_777_216, 16_777_216)),
@@ -266,12 +240,8 @@ async function heifClaiming(width: number, height: number, brand?: string): Prom
 }
 
 export async function heifCases(): Promise<ImageCase[]> {
-  const c = async (name: string, w: number, h: number, brand?: string): Promise<ImageCase> => ({
-    name: `${brand ? "HEIC" : "AVIF"} ${name}`,
-    bytes: await heifClaiming(w, h, brand),
-    filename: brand ? "x.heic" : "x.avif",
-    codes: DIMENSIONS,
-  });
+  const c = async (name: string, w: number, h: number, brand?: string) =>
+    caseMaker(brand ? "HEIC" : "AVIF", brand ? "x.heic" : "x.avif")(name, await heifClaiming(w, h, brand));
   return [
     await c("0×0", 0, 0),
     await c("0xFFFFFFFF×0xFFFFFFFF", 0xffffffff, 0xffffffff),
@@ -293,12 +263,9 @@ function billionLaughs(): string {
 
 /** `spyUrl` must see no request: SVGs are rendered without fetching anything. */
 export function svgCases(spyUrl: string): ImageCase[] {
-  const c = (name: string, svg: string, codes = [...DIMENSIONS, "thumbnail"]): ImageCase => ({
-    name: `SVG ${name}`,
-    bytes: Buffer.from(svg),
-    filename: "x.svg",
-    codes,
-  });
+  const svg = caseMaker("SVG", "x.svg");
+  const c = (name: string, text: string, codes = [...DIMENSIONS, "thumbnail"]) =>
+    svg(name, Buffer.from(text), codes);
   return [
     c("1e9×1e9", `<svg ${SVG_NS} width="1000000000" height="1000000000"/>`, DIMENSIONS),
     c("100000×100000", `<svg ${SVG_NS} width="100000" height="100000"/>`, TOO_LARGE),
