@@ -114,6 +114,11 @@ export async function makeThumbnail(
         bottom: box.height - inner.height - top,
         background,
       });
+      // libvips paints the padding in the image's own colour space: a grey image would get a
+      // grey derived from the colour. Work in RGB when the colour is not a grey.
+      if (decoded.grey && !isGrey(background)) {
+        pipeline = pipeline.pipelineColourspace(decoded.grey === "grey16" ? "rgb16" : "srgb");
+      }
       break;
     }
   }
@@ -135,7 +140,11 @@ interface OpenedImage {
   raw?: { width: number; height: number; channels: 4 };
   /** Displayed size, after EXIF orientation. */
   size: Size;
+  /** The grey colour space of a greyscale image (8 or 16 bit), absent for colour images. */
+  grey?: "b-w" | "grey16";
 }
+
+const isGrey = (c: Rgba) => c.r === c.g && c.g === c.b;
 
 /** Reads the image header, checks the pixel limit, and prepares the input sharp will decode. */
 async function openImage(
@@ -156,7 +165,8 @@ async function openImage(
   checkDimensions(size, limits, meta.format ?? "image");
   // From bytes, librsvg has no base folder, so an SVG cannot pull in neighbouring files.
   const source = meta.format === "svg" && typeof input === "string" ? await readFile(input) : input;
-  return { input: source, size };
+  const grey = meta.space === "b-w" || meta.space === "grey16" ? meta.space : undefined;
+  return { input: source, size, ...(grey ? { grey } : {}) };
 }
 
 /** libvips has no BMP loader: BMPs are decoded to raw pixels in a worker; anything else stays unsupported. */
