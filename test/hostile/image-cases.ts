@@ -328,3 +328,10 @@ export function bmp1bit(width: number, height: number): Buffer {
   out.writeUInt32LE(0xffffff, 58);
   return out;
 }
+
+/** An SVG whose turbulence filter keeps librsvg busy for many seconds in one uninterruptible call. */
+export function slowSvg(side: number): Buffer {
+  return Buffer.from(
+    `<svg ${SVG_NS} width="${side}" height="${side}"><filter id="t"><feTurbulence baseFrequency="0.05" numOctaves="10"/></filter><rect width="${side}" height="${side}" filter="url(#t)"/></svg>`,
+  );
+}

@@ -4,6 +4,7 @@
  * SVG cases point at a local HTTP server that must never be called.
  */
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { postFile } from "../helpers/files-server.ts";
@@ -19,6 +20,7 @@ import {
   jpegCases,
   outputCases,
   pngCases,
+  slowSvg,
   svgCases,
   tiffCases,
   webpCases,
@@ -82,21 +84,76 @@ describe("hostile images against a real files process", async () => {
 
 describe("a thumbnail past THUMBNAIL_TIMEOUT_MS", () => {
   let server: RealProcess;
+  let ordinary: Buffer;
   before(async () => {
     server = await startFilesProcess({ THUMBNAIL_TIMEOUT_MS: "50" });
+    ordinary = await solid(64, 48).png().toBuffer();
   });
   after(() => server.close());
 
-  it("answers 400 timeout, and the process goes on", async () => {
-    // 64 megapixels for bmp-ts to decode in JavaScript: far more than 50 ms on any machine.
-    const res = await postFile(`${server.url}/converter/thumbnail`, bmp1bit(8000, 8000), "slow.bmp");
+  const thumb = (bytes: Buffer, name: string, query = "") =>
+    postFile(`${server.url}/converter/thumbnail${query}`, bytes, name);
+  const probe = () => thumb(ordinary, "ok.png", "?width=32&height=32");
+
+  async function expectError(res: Response, code: string): Promise<{ detail: string; code: string }> {
     const body = (await res.json()) as { detail: string; code: string };
     assert.equal(res.status, 400, JSON.stringify(body));
-    assert.equal(body.code, "timeout");
+    assert.equal(body.code, code, body.detail);
+    return body;
+  }
+
+  it("ends a slow BMP decode (JavaScript, in a worker thread): 400 timeout", async () => {
+    // 64 megapixels for bmp-ts to decode: far more than 50 ms on any machine.
+    const body = await expectError(await thumb(bmp1bit(8000, 8000), "slow.bmp"), "timeout");
     assert.match(body.detail, /50 ms/);
-    const ordinary = await solid(64, 48).png().toBuffer();
-    await assertSurvived(server, () =>
-      postFile(`${server.url}/converter/thumbnail?width=32&height=32`, ordinary, "ok.png"),
+    await assertSurvived(server, probe);
+  });
+
+  it("ends a slow SVG filter (one native librsvg call) by ending its process: 400 timeout", async () => {
+    await expectError(
+      await thumb(slowSvg(4000), "slow.svg", "?width=4000&height=4000&strategy=fit"),
+      "timeout",
     );
+    await assertSurvived(server, probe);
   });
 });
+
+describe("a thumbnail whose decoding process dies", () => {
+  let server: RealProcess;
+  before(async () => {
+    // Idle thumbnail processes exit at once, so the one found below is the busy one.
+    server = await startFilesProcess({ WORKER_IDLE_MS: "100" });
+  });
+  after(() => server.close());
+
+  it("answers 400 decoder_crashed, and the service goes on", async () => {
+    while ((await thumbnailChildren(server.pid)).length > 0) await sleep(50);
+    const url = `${server.url}/converter/thumbnail?width=4000&height=4000&strategy=fit`;
+    const pending = postFile(url, slowSvg(4000), "slow.svg");
+    let busy: number[] = [];
+    while (busy.length === 0) {
+      await sleep(25);
+      busy = await thumbnailChildren(server.pid);
+    }
+    process.kill(busy[0] ?? 0, "SIGSEGV");
+    const res = await pending;
+    const body = (await res.json()) as { detail: string; code: string };
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal(body.code, "decoder_crashed", body.detail);
+    const ordinary = await solid(64, 48).png().toBuffer();
+    await assertSurvived(server, () => postFile(`${server.url}/converter/thumbnail`, ordinary, "ok.png"));
+  });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** PIDs of the service's thumbnail processes (Linux /proc). */
+async function thumbnailChildren(pid: number): Promise<number[]> {
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8")).trim().split(/\s+/);
+  const found: number[] = [];
+  for (const child of children.filter(Boolean)) {
+    const cmdline = await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.includes("thumbnail-child")) found.push(Number(child));
+  }
+  return found;
+}
