@@ -54,7 +54,7 @@ export const filesSettings = {
   workerIdleMs: integer(
     "WORKER_IDLE_MS",
     60_000,
-    "How long an idle YARA or extraction worker thread lives before it is stopped.",
+    "How long an idle YARA or extraction worker thread, or thumbnail process, lives before it is stopped.",
     { min: 100 },
   ),
   workerMinThreads: integer(

@@ -8,7 +8,7 @@ import type { Size } from "./geometry.ts";
 export interface ThumbnailLimits {
   /** Largest decoded image, in pixels. */
   maxImagePixels: number;
-  /** Largest thumbnail, in pixels (defaults to maxImagePixels). */
+  /** Largest thumbnail, in pixels (never above maxImagePixels). */
   maxOutputPixels?: number;
   /** Time limit of one thumbnail, in ms (none when absent). */
   timeoutMs?: number;

@@ -1,11 +1,12 @@
 /**
  * Image thumbnails with sharp (libvips): EXIF orientation first, first frame of animations,
  * Pillow ImageOps strategies, PNG out. Pixel limits are checked from the header before decoding,
- * so a decompression bomb is refused in milliseconds.
+ * so a decompression bomb is refused in milliseconds. The service calls this in a child process
+ * (thumbnail-pool.ts), where a decoder that hangs or crashes costs one request.
  */
 import { readFile } from "node:fs/promises";
 import colorString from "color-string";
-import sharp, { type Metadata } from "sharp";
+import sharp, { type Metadata, type Sharp } from "sharp";
 import { Type } from "typebox";
 import { badRequest, HttpError } from "../../common/errors.ts";
 import { readBmpHeader } from "./bmp.ts";
@@ -78,50 +79,9 @@ export async function makeThumbnail(
   const started = performance.now();
   const deadline = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : new AbortController().signal;
   const decoded = await openImage(input, limits, deadline);
-  const image = decoded.size;
   const box = { width: req.width, height: req.height };
-  const out = outputSize(req.strategy, image, box);
-  const maxOutput = limits.maxOutputPixels ?? limits.maxImagePixels;
-  if (out.width * out.height > maxOutput) {
-    throw badRequest(
-      "output_too_large",
-      `A ${req.strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${maxOutput} pixels (MAX_THUMBNAIL_PIXELS).`,
-    );
-  }
-  let pipeline = sharp(decoded.input, {
-    limitInputPixels: limits.maxImagePixels,
-    failOn: "error",
-    sequentialRead: true,
-    ...(decoded.raw ? { raw: decoded.raw } : {}),
-  })
-    .autoOrient()
-    .ensureAlpha();
-  switch (req.strategy) {
-    case "contain":
-    case "cover":
-      pipeline = pipeline.resize(out.width, out.height, { fit: "fill" });
-      break;
-    case "fit":
-      pipeline = pipeline.resize(out.width, out.height, { fit: "cover", position: "centre" });
-      break;
-    case "pad": {
-      const inner = containSize(image, box);
-      const { left, top } = padOffsets(inner, box);
-      pipeline = pipeline.resize(inner.width, inner.height, { fit: "fill" }).extend({
-        left,
-        top,
-        right: box.width - inner.width - left,
-        bottom: box.height - inner.height - top,
-        background,
-      });
-      // libvips paints the padding in the image's own colour space: a grey image would get a
-      // grey derived from the colour. Work in RGB when the colour is not a grey.
-      if (decoded.grey && !isGrey(background)) {
-        pipeline = pipeline.pipelineColourspace(decoded.grey === "grey16" ? "rgb16" : "srgb");
-      }
-      break;
-    }
-  }
+  checkOutput(req.strategy, decoded.size, box, limits);
+  let pipeline = strategyPipeline(decoded, req.strategy, box, background);
   if (timeoutMs > 0) {
     // libvips counts whole seconds: the time left, rounded up, and at least one.
     const left = timeoutMs - (performance.now() - started);
@@ -134,6 +94,55 @@ export async function makeThumbnail(
   }
 }
 
+function checkOutput(strategy: Strategy, image: Size, box: Size, limits: ThumbnailLimits): void {
+  const out = outputSize(strategy, image, box);
+  const maxOutput = Math.min(limits.maxOutputPixels ?? Number.POSITIVE_INFINITY, limits.maxImagePixels);
+  if (out.width * out.height > maxOutput) {
+    throw badRequest(
+      "output_too_large",
+      `A ${strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${maxOutput} pixels (MAX_THUMBNAIL_PIXELS).`,
+    );
+  }
+}
+
+/** The sharp pipeline of a strategy: Pillow's ImageOps sizes, padding in the colour asked. */
+function strategyPipeline(decoded: OpenedImage, strategy: Strategy, box: Size, background: Rgba): Sharp {
+  const image = decoded.size;
+  const out = outputSize(strategy, image, box);
+  const pipeline = sharp(decoded.input, {
+    limitInputPixels: decoded.maxPixels,
+    failOn: "error",
+    sequentialRead: true,
+    ...(decoded.raw ? { raw: decoded.raw } : {}),
+  })
+    .autoOrient()
+    .ensureAlpha();
+  switch (strategy) {
+    case "contain":
+    case "cover":
+      return pipeline.resize(out.width, out.height, { fit: "fill" });
+    case "fit":
+      return pipeline.resize(out.width, out.height, { fit: "cover", position: "centre" });
+    case "pad": {
+      const inner = containSize(image, box);
+      const { left, top } = padOffsets(inner, box);
+      pipeline.resize(inner.width, inner.height, { fit: "fill" }).extend({
+        left,
+        top,
+        right: box.width - inner.width - left,
+        bottom: box.height - inner.height - top,
+        background,
+      });
+      // libvips paints the padding in the image's own colour space: a grey image would get a
+      // grey derived from the colour. Work in RGB when the colour is not a grey.
+      if (decoded.grey && !isGrey(background)) {
+        pipeline.pipelineColourspace(decoded.grey === "grey16" ? "rgb16" : "srgb");
+      }
+      return pipeline;
+    }
+  }
+}
+
 interface OpenedImage {
   /** What sharp reads: the original path or bytes, or decoded pixels for formats libvips lacks. */
   input: string | Buffer;
@@ -142,6 +151,8 @@ interface OpenedImage {
   size: Size;
   /** The grey colour space of a greyscale image (8 or 16 bit), absent for colour images. */
   grey?: "b-w" | "grey16";
+  /** The pixel limit libvips enforces again while decoding. */
+  maxPixels: number;
 }
 
 const isGrey = (c: Rgba) => c.r === c.g && c.g === c.b;
@@ -166,7 +177,7 @@ async function openImage(
   // From bytes, librsvg has no base folder, so an SVG cannot pull in neighbouring files.
   const source = meta.format === "svg" && typeof input === "string" ? await readFile(input) : input;
   const grey = meta.space === "b-w" || meta.space === "grey16" ? meta.space : undefined;
-  return { input: source, size, ...(grey ? { grey } : {}) };
+  return { input: source, size, maxPixels: limits.maxImagePixels, ...(grey ? { grey } : {}) };
 }
 
 /** libvips has no BMP loader: BMPs are decoded to raw pixels in a worker; anything else stays unsupported. */
@@ -181,7 +192,8 @@ async function openBmp(
   if (header.kind === "undecodable") throw badRequest("unsupported_image", `${header.reason}.`);
   checkDimensions(header.size, limits, "BMP");
   const pixels = await decodeBmpInWorker(input, header.size, deadline, limits.timeoutMs ?? 0);
-  return { input: pixels, raw: { ...header.size, channels: 4 }, size: header.size };
+  const raw = { ...header.size, channels: 4 } as const;
+  return { input: pixels, raw, size: header.size, maxPixels: limits.maxImagePixels };
 }
 
 async function readHeader(input: string | Buffer): Promise<Metadata> {
