@@ -335,3 +335,20 @@ export function slowSvg(side: number): Buffer {
     `<svg ${SVG_NS} width="${side}" height="${side}"><filter id="t"><feTurbulence baseFrequency="0.05" numOctaves="10"/></filter><rect width="${side}" height="${side}" filter="url(#t)"/></svg>`,
   );
 }
+
+/** Formats the converter does not read, carrying bombs anyway: refused as unsupported, never decoded. */
+export function unreadCases(): ImageCase[] {
+  const bomb = pngBombHeader(60_000, 60_000);
+  const icondir = Buffer.alloc(22);
+  icondir.writeUInt16LE(1, 2); // type: icon
+  icondir.writeUInt16LE(1, 4); // one image, 0×0 (meaning 256) declared, a PNG bomb inside
+  icondir.writeUInt32LE(bomb.length, 14);
+  icondir.writeUInt32LE(22, 18);
+  const ico = caseMaker("ICO", "x.ico");
+  return [
+    ico("holding a 60000×60000 PNG", Buffer.concat([icondir, bomb]), [
+      "unsupported_image",
+      "image_too_large",
+    ]),
+  ];
+}

@@ -23,6 +23,7 @@ import {
   slowSvg,
   svgCases,
   tiffCases,
+  unreadCases,
   webpCases,
 } from "./image-cases.ts";
 
@@ -72,6 +73,7 @@ describe("hostile images against a real files process", async () => {
     ["HEIF", await heifCases()],
     ["SVG", svgCases(spy.url)],
     ["output", await outputCases()],
+    ["unread formats", unreadCases()],
   ];
   for (const [group, cases] of groups) {
     describe(group, () => {
