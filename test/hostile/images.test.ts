@@ -123,29 +123,37 @@ describe("a thumbnail past THUMBNAIL_TIMEOUT_MS", () => {
 describe("a thumbnail whose decoding process dies", () => {
   let server: RealProcess;
   before(async () => {
-    // Idle thumbnail processes exit at once, so the one found below is the busy one.
-    server = await startFilesProcess({ WORKER_IDLE_MS: "100" });
+    server = await startFilesProcess();
   });
   after(() => server.close());
 
   it("answers 400 decoder_crashed, and the service goes on", async () => {
-    while ((await thumbnailChildren(server.pid)).length > 0) await sleep(50);
+    const ordinary = await solid(64, 48).png().toBuffer();
+    const probe = () => postFile(`${server.url}/converter/thumbnail`, ordinary, "ok.png");
+    // One ordinary thumbnail leaves one idle, started thumbnail process: the slow SVG goes to it.
+    assert.equal((await probe()).status, 200);
+    const [child] = await thumbnailChildren(server.pid);
+    assert.ok(child, "a thumbnail process");
+    const idleCpu = await cpuTicks(child);
     const url = `${server.url}/converter/thumbnail?width=4000&height=4000&strategy=fit`;
     const pending = postFile(url, slowSvg(4000), "slow.svg");
-    let busy: number[] = [];
-    while (busy.length === 0) {
-      await sleep(25);
-      busy = await thumbnailChildren(server.pid);
-    }
-    process.kill(busy[0] ?? 0, "SIGSEGV");
+    // Busy rendering once it has used a fifth of a second of CPU (clock ticks are 1/100 s).
+    while ((await cpuTicks(child)) - idleCpu < 20) await sleep(25);
+    process.kill(child, "SIGSEGV");
     const res = await pending;
     const body = (await res.json()) as { detail: string; code: string };
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal(body.code, "decoder_crashed", body.detail);
-    const ordinary = await solid(64, 48).png().toBuffer();
-    await assertSurvived(server, () => postFile(`${server.url}/converter/thumbnail`, ordinary, "ok.png"));
+    await assertSurvived(server, probe);
   });
 });
+
+/** CPU time a process has used (user + system), in clock ticks. */
+async function cpuTicks(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

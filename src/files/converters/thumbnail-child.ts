@@ -14,6 +14,7 @@ export interface ChildTask {
   limits: ThumbnailLimits;
 }
 
+/** The first message of a child is "ready"; then one answer per task. */
 export type ChildAnswer =
   | { ok: true; png: Uint8Array }
   | { ok: false; status: number; code: string; detail: string };
@@ -28,6 +29,7 @@ process.on("message", (task: ChildTask) => {
   );
 });
 process.on("disconnect", () => process.exit(0));
+process.send?.("ready");
 
 function reply(answer: ChildAnswer): void {
   process.send?.(answer);

@@ -16,6 +16,8 @@ export interface ThumbnailPoolOptions {
   idleMs: number;
 }
 
+/** A child that has not loaded its modules by then is broken, not busy. */
+const START_LIMIT_MS = 30_000;
 /** libvips stops work in whole seconds; the kill comes after its own chance to answer. */
 const KILL_GRACE_MS = 1000;
 
@@ -32,16 +34,18 @@ interface Idle {
 export function createThumbnailPool(options: ThumbnailPoolOptions): ThumbnailPool {
   const idle: Idle[] = [];
   const busy = new Set<ChildProcess>();
-  const take = (): ChildProcess => {
+  const take = async (): Promise<ChildProcess> => {
     for (let ready = idle.pop(); ready; ready = idle.pop()) {
       clearTimeout(ready.timer);
-      if (alive(ready.child)) return ready.child;
+      if (alive(ready.child)) return holdsProcess(ready.child, true);
     }
     return spawnChild();
   };
   const release = (child: ChildProcess) => {
     busy.delete(child);
     if (!alive(child)) return;
+    // An idle child must not keep the service's process alive on its own.
+    holdsProcess(child, false);
     const entry: Idle = { child, timer: setTimeout(() => retire(entry), options.idleMs) };
     entry.timer.unref();
     idle.push(entry);
@@ -52,7 +56,7 @@ export function createThumbnailPool(options: ThumbnailPoolOptions): ThumbnailPoo
   };
   return {
     async run(input, req) {
-      const child = take();
+      const child = await take();
       busy.add(child);
       try {
         return await runOnChild(child, { input, req, limits: options.limits });
@@ -70,10 +74,24 @@ export function createThumbnailPool(options: ThumbnailPoolOptions): ThumbnailPoo
   };
 }
 
-const alive = (child: ChildProcess) =>
-  child.exitCode === null && child.signalCode === null && child.connected;
+function holdsProcess(child: ChildProcess, hold: boolean): ChildProcess {
+  const channel = child.channel as { ref(): void; unref(): void } | null | undefined;
+  if (hold) {
+    child.ref();
+    channel?.ref();
+  } else {
+    child.unref();
+    channel?.unref();
+  }
+  return child;
+}
 
-function spawnChild(): ChildProcess {
+// `killed` is set as soon as a kill is sent; "exit" comes later.
+const alive = (child: ChildProcess) =>
+  !child.killed && child.exitCode === null && child.signalCode === null && child.connected;
+
+/** A new child, once it has loaded its modules: its start-up is not counted in a thumbnail's time. */
+function spawnChild(): Promise<ChildProcess> {
   const child = fork(new URL("./thumbnail-child.ts", import.meta.url), [], {
     execArgv: ["--disable-warning=ExperimentalWarning"],
     serialization: "advanced",
@@ -81,7 +99,21 @@ function spawnChild(): ChildProcess {
   });
   // A failed send or spawn also ends in "exit" (handled per task); without a listener it would throw.
   child.on("error", () => {});
-  return child;
+  return new Promise((resolve, reject) => {
+    const failed = (why: string) => () => {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(new Error(`A thumbnail process ${why}.`));
+    };
+    const onExit = failed("ended while starting");
+    const timer = setTimeout(failed(`did not start within ${START_LIMIT_MS} ms`), START_LIMIT_MS);
+    child.once("exit", onExit);
+    child.once("message", () => {
+      clearTimeout(timer);
+      child.off("exit", onExit);
+      resolve(child);
+    });
+  });
 }
 
 /** Sends one task; kills the child when it outlives the deadline or answers nonsense. */
