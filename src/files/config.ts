@@ -43,7 +43,7 @@ export const filesSettings = {
   thumbnailConcurrency: integer(
     "THUMBNAIL_CONCURRENCY",
     os.availableParallelism(),
-    "Thumbnails decoded at once; more requests wait in line (bounds memory under bursts).",
+    "Thumbnails decoded at once, each in a child process; more requests wait in line (bounds memory under bursts).",
     { min: 1, max: 256, documentedDefault: "number of CPU cores" },
   ),
   yaraWorkers: integer("YARA_WORKERS", os.availableParallelism(), "Worker threads running YARA scans.", {
