@@ -95,6 +95,7 @@ async function startStack(opts: StackOptions): Promise<Stack> {
     INTEL_WORKER_CONCURRENCY: "16",
     INTEL_FAILURE_COOLDOWN_MS: "600000",
     INTEL_RETRY_AFTER: "1",
+    INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0",
     ...opts.env,
   };
   const standalone = opts.workers ?? 0;

@@ -109,7 +109,7 @@ async function cachedAnswers(kind: DbKind): Promise<void> {
     const key = await seed(db.url);
     const server = await startChildServer(
       ["intel", "serve", "--no-worker"],
-      { DATABASE_URL: db.url, INTEL_CONNECTORS: "virustotal" },
+      { DATABASE_URL: db.url, INTEL_CONNECTORS: "virustotal", INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0" },
       "/",
       "INTEL_PORT",
     );
@@ -143,7 +143,12 @@ async function fanoutLatency(): Promise<void> {
   vt.delayMs = 200;
   const db = await freshDatabase("sqlite");
   const connectors = Array.from({ length: 10 }, (_, i) => ({ ...virustotal, id: `vendor${i}` }));
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, INTEL_RETRY_AFTER: "1" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    INTEL_RETRY_AFTER: "1",
+    INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0",
+  };
   for (const c of connectors) env[`INTEL_VENDOR_URL_${c.id.toUpperCase()}`] = vt.url;
   const services = await openIntelServices(readIntelConfig(env), connectors);
   startWorker(services);

@@ -5,10 +5,14 @@ import { closeOnSignals } from "../common/http.ts";
 import { createLogger } from "../common/logger.ts";
 import { readIntelConfig } from "../intel/config.ts";
 import { connectorById } from "../intel/connectors/registry.ts";
-import { openIntelServices, startWorker } from "../intel/server.ts";
-import { AccountError, createToken, createUser, findUser } from "../intel/store/accounts.ts";
-import { addCredentials, listCredentials, removeCredentials } from "../intel/store/credentials.ts";
-import { randomHex } from "../intel/store/settings.ts";
+import { AccountError, createAccount, issueApiKey } from "../intel/services/accounts.ts";
+import {
+  addCredentialSet,
+  CredentialsError,
+  listCredentialSets,
+  removeCredentialSet,
+} from "../intel/services/credentials.ts";
+import { openIntelServices, startWorker } from "../intel/services/index.ts";
 import { startIntelService } from "./services.ts";
 import { UsageError } from "./usage.ts";
 
@@ -90,7 +94,7 @@ async function worker(): Promise<undefined> {
   const common = readCommonConfig();
   const logger = createLogger(common.logLevel, "intel-worker");
   const services = await openIntelServices(readIntelConfig());
-  startWorker(services);
+  startWorker(services, logger);
   logger.info("intel worker started");
   closeOnSignals(logger, [services.close]);
   return undefined;
@@ -117,13 +121,16 @@ async function user(args: string[]): Promise<number> {
     },
   });
   if (!values.username) throw new UsageError("--username is required");
-  const generated = !values["password-stdin"];
-  const password = generated ? randomHex(12)() : await readStdin();
+  const password = values["password-stdin"] ? await readStdin() : undefined;
   return withServices(async (s) => {
     try {
-      const u = await createUser(s.store.db, values.username!, password, values.admin ?? false);
+      const { user: u, generatedPassword } = await createAccount(s.store.db, {
+        username: values.username!,
+        password,
+        admin: values.admin ?? false,
+      });
       process.stdout.write(`created ${u.is_admin ? "admin " : ""}user ${u.username}\n`);
-      if (generated) process.stdout.write(`password (shown once): ${password}\n`);
+      if (generatedPassword) process.stdout.write(`password (shown once): ${generatedPassword}\n`);
     } catch (err) {
       if (err instanceof AccountError) throw new UsageError(err.message);
       throw err;
@@ -137,10 +144,13 @@ async function token(args: string[]): Promise<number> {
   const { values } = parseArgs({ args: rest, options: { username: { type: "string" } } });
   if (!values.username) throw new UsageError("--username is required");
   return withServices(async (s) => {
-    const u = await findUser(s.store.db, values.username!);
-    if (!u) throw new UsageError(`no user "${values.username}"`);
-    const t = await createToken(s.store.db, u.id);
-    process.stdout.write(`${t.key}\n`);
+    try {
+      const t = await issueApiKey(s.store.db, { username: values.username! });
+      process.stdout.write(`${t.key}\n`);
+    } catch (err) {
+      if (err instanceof AccountError) throw new UsageError(err.message);
+      throw err;
+    }
   });
 }
 
@@ -160,28 +170,24 @@ async function credentials(args: string[]): Promise<number> {
         if (i <= 0) throw new UsageError(`expected key=value, got "${pair}"`);
         fields[pair.slice(0, i)] = pair.slice(i + 1);
       }
-      const missing = connector.credentialFields.filter((f) => !fields[f]);
-      if (missing.length > 0) throw new UsageError(`${connector.id} needs ${missing.join(", ")}`);
-      const unknown = Object.keys(fields).filter((f) => !connector.credentialFields.includes(f));
-      if (unknown.length > 0)
-        throw new UsageError(
-          `${connector.id} takes ${connector.credentialFields.join(", ")}, not ${unknown.join(", ")}`,
-        );
-      const id = await addCredentials(s.store.db, connector.id, fields);
+      let id: number;
+      try {
+        id = await addCredentialSet(s.store.db, connector, fields);
+      } catch (err) {
+        if (err instanceof CredentialsError) throw new UsageError(err.message);
+        throw err;
+      }
       process.stdout.write(`added credentials #${id} for ${connector.id}\n`);
     } else if (sub === "list") {
-      for (const c of await listCredentials(s.store.db, rest[0])) {
-        const masked = Object.fromEntries(
-          Object.entries(c.fields).map(([k, v]) => [k, k === "url" ? v : `${v.slice(0, 4)}…`]),
-        );
+      for (const c of await listCredentialSets(s.store.db, rest[0])) {
         process.stdout.write(
-          `#${c.id} ${c.vendor} ${JSON.stringify(masked)} last used: ${c.last_used_at ?? "never"}\n`,
+          `#${c.id} ${c.vendor} ${JSON.stringify(c.masked)} last used: ${c.last_used_at ?? "never"}\n`,
         );
       }
     } else if (sub === "remove") {
       const id = Number(rest[0]);
       if (!Number.isInteger(id)) throw new UsageError("usage: ./loupe intel credentials remove ID");
-      if (!(await removeCredentials(s.store.db, id))) throw new UsageError(`no credentials #${id}`);
+      if (!(await removeCredentialSet(s.store.db, id))) throw new UsageError(`no credentials #${id}`);
       process.stdout.write(`removed credentials #${id}\n`);
     } else {
       throw new UsageError("usage: ./loupe intel credentials set|list|remove …");

@@ -6,7 +6,8 @@ import { findClamd, type ManagedClamd, startManagedClamd } from "../files/clamd/
 import type { FilesConfig } from "../files/config.ts";
 import { buildFilesServer } from "../files/server.ts";
 import type { IntelConfig } from "../intel/config.ts";
-import { buildIntelServer, type IntelServices, openIntelServices, startWorker } from "../intel/server.ts";
+import { buildIntelServer } from "../intel/server.ts";
+import { type IntelServices, openIntelServices, startWorker } from "../intel/services/index.ts";
 
 export interface RunningService {
   url: string;
@@ -68,7 +69,7 @@ export async function startIntelService(
   opts: { worker: boolean },
 ): Promise<RunningService & { adminUrl: string; services: IntelServices }> {
   const services = await openIntelServices(config);
-  if (opts.worker) startWorker(services);
+  if (opts.worker) startWorker(services, logger);
   const app = await buildIntelServer({ common, services, logger });
   await app.listen({ host: common.host, port: config.port });
   const address = app.server.address();

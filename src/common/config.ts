@@ -1,5 +1,5 @@
 import path from "node:path";
-import { integer, oneOf, readSettings, text } from "./settings.ts";
+import { integer, oneOf, optionalText, readSettings, text } from "./settings.ts";
 
 /** Where the repository lives; relative paths in settings are resolved against it. */
 export const ROOT = process.env.LOUPE_ROOT ?? path.resolve(import.meta.dirname, "../..");
@@ -22,13 +22,56 @@ export const commonSettings = {
     "Requests per minute per client IP on each service (0 = unlimited).",
     { min: 0 },
   ),
+  metricsToken: optionalText(
+    "METRICS_TOKEN",
+    "When set, /metrics answers only to `Authorization: Bearer <token>` (a Prometheus bearer_token).",
+  ),
+  requestTimeoutMs: integer(
+    "HTTP_REQUEST_TIMEOUT_MS",
+    300_000,
+    "Time a client has to send a whole request (headers and body); past it the connection is closed.",
+    { min: 1_000 },
+  ),
+  headersTimeoutMs: integer(
+    "HTTP_HEADERS_TIMEOUT_MS",
+    30_000,
+    "Time a client has to send a request's headers.",
+    { min: 1_000 },
+  ),
+  bodyIdleTimeoutMs: integer(
+    "HTTP_BODY_IDLE_TIMEOUT_MS",
+    30_000,
+    "Longest silence while a request body is being received; past it the connection is closed.",
+    { min: 100 },
+  ),
+  keepAliveTimeoutMs: integer(
+    "HTTP_KEEP_ALIVE_TIMEOUT_MS",
+    5_000,
+    "How long an idle keep-alive connection is kept open between requests.",
+    { min: 100 },
+  ),
 };
+
+/** The bounds that keep a slow or silent client from holding a connection (slowloris). */
+export interface HttpTimeouts {
+  requestMs: number;
+  headersMs: number;
+  bodyIdleMs: number;
+  keepAliveMs: number;
+}
 
 export type CommonConfig = ReturnType<typeof readCommonConfig>;
 
 export function readCommonConfig(env: NodeJS.ProcessEnv = process.env) {
   const s = readSettings(commonSettings, env);
-  return { ...s, dataDir: resolveFromRoot(s.dataDir) };
+  const timeouts: HttpTimeouts = {
+    requestMs: s.requestTimeoutMs,
+    // Node refuses a headers timeout longer than the request timeout.
+    headersMs: Math.min(s.headersTimeoutMs, s.requestTimeoutMs),
+    bodyIdleMs: s.bodyIdleTimeoutMs,
+    keepAliveMs: s.keepAliveTimeoutMs,
+  };
+  return { ...s, timeouts, dataDir: resolveFromRoot(s.dataDir) };
 }
 
 export function resolveFromRoot(p: string): string {

@@ -3,7 +3,7 @@
  * security headers, optional rate limiting, Prometheus metrics at /metrics, the OpenAPI 3.1
  * document and its interactive docs (assets served locally), and graceful shutdown.
  */
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import cookie from "@fastify/cookie";
 import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
@@ -14,12 +14,14 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyRequest,
   type onRequestHookHandler,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from "fastify";
 import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { HttpTimeouts } from "./config.ts";
 import { type ErrorBody, HttpError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 
@@ -33,6 +35,17 @@ export interface HttpServerOptions {
   docsPath: string;
   /** Requests per minute per client IP; 0 disables the limit. */
   rateLimitPerMinute: number;
+  /** Slow-client bounds; Node's defaults (no body-idle bound) when absent. */
+  timeouts?: HttpTimeouts;
+  /** When set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+  /**
+   * A secret path prefix (intel's admin panel): its routes are left out of the OpenAPI document
+   * and counted in metrics under `/{private}`, so the path appears nowhere a client can read.
+   */
+  privatePrefix?: string;
+  /** Send HSTS on every answer (the service is reached over https: BASE_URL); else only on https requests. */
+  alwaysHsts?: boolean;
   bodyLimit?: number;
   /** Extra OpenAPI components (security schemes…). */
   openapiComponents?: Record<string, unknown>;
@@ -69,7 +82,9 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
       return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: "array", removeAdditional: false } },
+    ...serverTimeouts(opts.timeouts),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (opts.timeouts) guardBodyIdle(app, opts.timeouts.bodyIdleMs);
 
   const routes: Array<{ method: string; url: string }> = [];
   app.addHook("onRoute", (route) => {
@@ -91,24 +106,73 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
       },
     },
     crossOriginEmbedderPolicy: false,
+    // HSTS over plain HTTP means nothing and is wrong (RFC 6797 §7.2): added below only over https.
+    strictTransportSecurity: false,
   });
-  if (opts.rateLimitPerMinute > 0) {
-    await app.register(rateLimit, {
-      max: opts.rateLimitPerMinute,
-      timeWindow: 60_000,
-      // Thrown by the plugin, so it goes through our error handler like every other error.
-      errorResponseBuilder: (_req, ctx) =>
-        new HttpError(
-          429,
-          "rate_limited",
-          `Too many requests: at most ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} s.`,
-        ),
-    });
-  }
+  installHsts(app, opts.alwaysHsts ?? false);
+  if (opts.rateLimitPerMinute > 0) await limitPerMinute(app, opts.rateLimitPerMinute);
   if (opts.cookieSecret) await app.register(cookie, { secret: opts.cookieSecret });
-  installMetrics(app, opts.name);
+  installMetrics(app, opts);
   await installOpenApi(app, opts);
   return app;
+}
+
+/**
+ * Node's own bounds: the whole request within requestMs (checked every second, so the bound is
+ * that plus a second), headers within headersMs, idle keep-alive sockets closed after keepAliveMs.
+ * No socket-wide idle timeout: an analysis may work a minute before its answer's first byte.
+ */
+function serverTimeouts(t: HttpTimeouts | undefined) {
+  if (!t) return {};
+  return {
+    requestTimeout: t.requestMs,
+    keepAliveTimeout: t.keepAliveMs,
+    http: { headersTimeout: t.headersMs, connectionsCheckingInterval: 1_000 },
+  };
+}
+
+/**
+ * While a request body is arriving, a silence longer than idleMs closes the connection (a client
+ * trickling a byte every few seconds). Node emits the socket's timeout on the request only while
+ * it is incomplete; once the body is in, the reply's listener keeps a long analysis from being cut.
+ */
+function guardBodyIdle(app: App, idleMs: number): void {
+  app.addHook("onRequest", async (req, reply) => {
+    const raw = req.raw;
+    const length = raw.headers["content-length"];
+    const hasBody =
+      raw.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+    if (raw.complete || !hasBody) return;
+    raw.socket.setTimeout(idleMs);
+    raw.on("timeout", () => {
+      req.log.warn({ idleMs }, "request body idle too long: closing the connection");
+      raw.socket.destroy();
+    });
+    reply.raw.on("timeout", () => undefined);
+  });
+}
+
+/**
+ * At most `max` requests per minute per key (the client's address unless `keyOf` says otherwise)
+ * on the routes of `scope` registered after this call; past it 429 `rate_limited` with Retry-After.
+ */
+export async function limitPerMinute(
+  scope: App,
+  max: number,
+  keyOf?: (req: FastifyRequest) => string,
+): Promise<void> {
+  await scope.register(rateLimit, {
+    max,
+    timeWindow: 60_000,
+    ...(keyOf ? { keyGenerator: keyOf } : {}),
+    // Thrown by the plugin, so it goes through our error handler like every other error.
+    errorResponseBuilder: (_req, ctx) =>
+      new HttpError(
+        429,
+        "rate_limited",
+        `Too many requests: at most ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} s.`,
+      ),
+  });
 }
 
 function installErrorHandlers(app: App, mapError: HttpServerOptions["mapError"]): void {
@@ -154,9 +218,24 @@ function describeValidation(err: FastifyError): string {
   return `Invalid ${where}: ${parts.join("; ") || err.message}.`;
 }
 
-function installMetrics(app: App, service: string): void {
+function installHsts(app: App, always: boolean): void {
+  app.addHook("onSend", async (req, reply) => {
+    if (always || req.protocol === "https")
+      reply.header("strict-transport-security", "max-age=31536000; includeSubDomains");
+  });
+}
+
+/** The metrics label of a route: its pattern, with a secret prefix replaced by `/{private}`. */
+function routeLabel(url: string | undefined, privatePrefix: string | undefined): string {
+  if (!url) return "unmatched";
+  if (privatePrefix && (url === privatePrefix || url.startsWith(`${privatePrefix}/`)))
+    return `/{private}${url.slice(privatePrefix.length)}`;
+  return url;
+}
+
+function installMetrics(app: App, opts: HttpServerOptions): void {
   const registry = new Registry();
-  registry.setDefaultLabels({ service });
+  registry.setDefaultLabels({ service: opts.name });
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({
     name: "http_request_duration_seconds",
@@ -167,15 +246,28 @@ function installMetrics(app: App, service: string): void {
   });
   app.addHook("onResponse", async (req, reply) => {
     duration.observe(
-      { method: req.method, route: req.routeOptions.url ?? "unmatched", status_code: reply.statusCode },
+      {
+        method: req.method,
+        route: routeLabel(req.routeOptions.url, opts.privatePrefix),
+        status_code: reply.statusCode,
+      },
       reply.elapsedTime / 1000,
     );
   });
   app.decorate("metricsRegistry", registry);
-  app.get("/metrics", { schema: { hide: true } }, async (_req, reply) => {
+  const expected = opts.metricsToken ? `Bearer ${opts.metricsToken}` : undefined;
+  app.get("/metrics", { schema: { hide: true } }, async (req, reply) => {
+    if (expected && !sameSecret(req.headers.authorization ?? "", expected))
+      throw new HttpError(401, "not_authenticated", "/metrics needs Authorization: Bearer <METRICS_TOKEN>.");
     reply.type(registry.contentType);
     return registry.metrics();
   });
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> {
@@ -185,11 +277,20 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
       info: { title: `Loupe ${opts.name}`, version: opts.version, description: opts.description },
       components: opts.openapiComponents ?? {},
     },
+    // A shared schema's $id names its component: generated clients name their models after it.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
+    },
     transform: ({ schema, url }) => {
       const s = schema as Record<string, unknown> | undefined;
-      if (!s?.[MULTIPART_BODY]) return { schema, url };
+      if (!s) return { schema, url };
+      if (routeLabel(url, opts.privatePrefix) !== url)
+        return { schema: { ...s, hide: true } as typeof schema, url };
       const { [MULTIPART_BODY]: body, ...rest } = s;
-      return { schema: { ...rest, body, consumes: ["multipart/form-data"] } as typeof schema, url };
+      const documented = s.querystring ? { ...rest, querystring: optionalDefaults(s.querystring) } : rest;
+      if (!body) return { schema: documented as typeof schema, url };
+      return { schema: { ...documented, body, consumes: ["multipart/form-data"] } as typeof schema, url };
     },
   });
   await app.register(async (scope) => {
@@ -201,6 +302,17 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
       uiConfig: { url: opts.specPath, deepLinking: true },
     } as Parameters<typeof swaggerUi>[1]);
   });
+}
+
+/**
+ * A query parameter with a default may be left out (validation fills it in): documented as
+ * optional, so generated clients do not make callers pass it.
+ */
+function optionalDefaults(querystring: unknown): unknown {
+  const q = querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] };
+  if (!q?.properties || !q.required) return querystring;
+  const required = q.required.filter((name) => q.properties?.[name]?.default === undefined);
+  return { ...q, required };
 }
 
 /** Stops the given closeables once on SIGINT/SIGTERM, letting in-flight requests finish. */

@@ -58,6 +58,25 @@ export function flag(env: string, defaultValue: boolean, describe: string): Sett
   });
 }
 
+/** A comma-separated list (blanks dropped); `none` is the empty list (an empty value keeps the default). */
+export function list(
+  env: string,
+  defaultValue: readonly string[],
+  describe: string,
+): Setting<readonly string[]> {
+  return {
+    ...setting<readonly string[]>(env, defaultValue, describe, (raw) =>
+      raw.trim() === "none"
+        ? []
+        : raw
+            .split(",")
+            .map((v) => v.trim())
+            .filter((v) => v !== ""),
+    ),
+    documentedDefault: defaultValue.join(","),
+  };
+}
+
 export function oneOf<const T extends string>(
   env: string,
   defaultValue: T,

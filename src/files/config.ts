@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { flag, integer, optionalText, readSettings, text } from "../common/settings.ts";
+import { flag, integer, list, optionalText, readSettings, text } from "../common/settings.ts";
 
 /** Settings of the files service. Every limit is here, with its default; docs/configuration.md lists them. */
 export const filesSettings = {
@@ -77,6 +77,53 @@ export const filesSettings = {
     min: 0,
     max: 65_536,
   }),
+  rulesMaxBytes: integer(
+    "RULES_MAX_BYTES",
+    1_000_000,
+    "Largest YARA source accepted, in bytes (400 past it).",
+    {
+      min: 1,
+    },
+  ),
+  rulesMaxDepth: integer(
+    "RULES_MAX_DEPTH",
+    64,
+    "Deepest nesting in YARA rules: brackets plus chained unary operators, and groups in a pattern.",
+    { min: 1 },
+  ),
+  rulesMaxRules: integer("RULES_MAX_RULES", 10_000, "Rules in one YARA source at most.", { min: 1 }),
+  rulesMaxStrings: integer("RULES_MAX_STRINGS", 50_000, "Strings (`$name = …`) in one YARA source at most.", {
+    min: 1,
+  }),
+  rulesMaxPatternBytes: integer(
+    "RULES_MAX_PATTERN_BYTES",
+    8192,
+    "Longest regex or hex pattern in YARA rules, in bytes.",
+    { min: 1 },
+  ),
+  rulesMaxAlternatives: integer(
+    "RULES_MAX_ALTERNATIVES",
+    1000,
+    "Alternatives (`|`) in one regex or hex pattern at most.",
+    { min: 1 },
+  ),
+  rulesModules: list(
+    "RULES_MODULES",
+    ["pe", "elf", "macho", "dotnet", "dex", "lnk", "crx", "math", "hash", "string", "time"],
+    "YARA modules rules may import, comma-separated (400 module_not_allowed for others).",
+  ),
+  rulesCompileTimeoutMs: integer(
+    "RULES_COMPILE_TIMEOUT_MS",
+    10_000,
+    "Time limit of compiling one YARA source, in ms (its worker is stopped past it).",
+    { min: 1 },
+  ),
+  rulesConsoleMaxChars: integer(
+    "RULES_CONSOLE_MAX_CHARS",
+    65_536,
+    "Characters of `console` module output kept in a result (when RULES_MODULES allows console).",
+    { min: 0 },
+  ),
   extractWorkers: integer(
     "EXTRACT_WORKERS",
     os.availableParallelism(),

@@ -16,8 +16,9 @@ import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
 import { sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
 import { createThumbnailPool } from "./converters/thumbnail-pool.ts";
+import { addAnalyzerComponents, addSharedComponents, nameOtherOperations } from "./openapi-names.ts";
+import { mandolinAliases } from "./processors/mandolin.ts";
 import {
-  analysisResultSchema,
   type EngineStatus,
   type Processor,
   ProcessorFailure,
@@ -50,6 +51,8 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     specPath: "/openapi.json",
     docsPath: "/docs",
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
+    timeouts: opts.common.timeouts,
+    metricsToken: opts.common.metricsToken,
   });
   const requestedLimits: UploadLimits = {
     maxFileSize: config.maxFileSize,
@@ -60,6 +63,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
   app.addHook("onClose", async () => {
     await Promise.all(processors.map((p) => p.close?.()));
   });
+  nameOtherOperations(app);
 
   await app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -68,7 +72,9 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     scope.addHook("onError", async (_req, reply) => {
       reply.header("connection", "close");
     });
+    addSharedComponents(scope);
     for (const processor of processors) addProcessorRoute(scope, processor, limits);
+    for (const alias of mandolinAliases(processors)) addProcessorRoute(scope, alias, limits);
     addThumbnailRoute(scope, config, limits);
   });
 
@@ -88,6 +94,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
                 ready: Type.Boolean(),
                 version: Type.Optional(Type.String()),
                 detail: Type.Optional(Type.String()),
+                retired_workers: Type.Optional(Type.Integer()),
               }),
             ),
           }),
@@ -109,16 +116,20 @@ function engineFailure(err: unknown): Record<string, EngineStatus> {
 }
 
 function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits): void {
+  const body = Type.Object(
+    { file: fileField, ...processor.fields.properties },
+    { required: ["file", ...(processor.fields.required ?? [])] },
+  );
+  const refs = addAnalyzerComponents(app, processor, body);
   app.post(
     `/analyzer/${processor.name}`,
     {
       schema: {
         summary: processor.description,
-        [MULTIPART_BODY]: Type.Object(
-          { file: fileField, ...processor.fields.properties },
-          { required: ["file"] },
-        ),
-        response: { 200: analysisResultSchema(processor), 400: ErrorSchema, 501: ErrorSchema },
+        operationId: refs.operationId,
+        tags: ["analyzers"],
+        [MULTIPART_BODY]: refs.body,
+        response: { 200: refs.answer, 400: ErrorSchema, 501: ErrorSchema },
       },
     },
     async (req) => {

@@ -110,6 +110,25 @@ export const intelSettings = {
       min: 1000,
     },
   ),
+  // Bounds on what one API key can make the service do and store (docs/security.md).
+  keyRateLimitPerMinute: integer(
+    "INTEL_KEY_RATE_LIMIT_PER_MINUTE",
+    300,
+    "Requests per minute with one API key on /api/ routes (0 = unlimited). Past it: 429 rate_limited.",
+    { min: 0 },
+  ),
+  retentionDays: integer(
+    "INTEL_RETENTION_DAYS",
+    90,
+    "Subjects nobody asked about for this many days are swept, with what only they reached (0 = keep all).",
+    { min: 0 },
+  ),
+  retentionSweepMinutes: integer(
+    "INTEL_RETENTION_SWEEP_MINUTES",
+    360,
+    "How often a worker runs the retention sweep.",
+    { min: 1 },
+  ),
 };
 
 export type IntelConfig = ReturnType<typeof readIntelConfig>;

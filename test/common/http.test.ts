@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { createHttpServer } from "../../src/common/http.ts";
+import { createLogger } from "../../src/common/logger.ts";
 import { startFilesServer } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
 
@@ -52,6 +54,38 @@ describe("shared HTTP bootstrap", () => {
       assert.match(body.detail, /strategy must be one of: pad, fit, cover, contain/);
     } finally {
       await server.close();
+    }
+  });
+
+  it("sends HSTS only when the service is reached over https, and never names clamd's socket", async () => {
+    const server = await startFilesServer({ CLAMD_SOCKET: "/tmp/loupe-secret-place/clamd.ctl" });
+    try {
+      const res = await fetch(`${server.url}/`);
+      const body = await res.text();
+      assert.equal(res.headers.get("strict-transport-security"), null);
+      assert.doesNotMatch(body, /loupe-secret-place/);
+      assert.match(body, /local socket/);
+    } finally {
+      await server.close();
+    }
+    const app = await createHttpServer({
+      name: "test",
+      version: "0",
+      description: "",
+      logger: createLogger("silent", "test"),
+      specPath: "/openapi.json",
+      docsPath: "/docs",
+      rateLimitPerMinute: 0,
+      alwaysHsts: true,
+    });
+    app.get("/", async () => ({ ok: true }));
+    const url = await app.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      const res = await fetch(`${url}/`);
+      await res.arrayBuffer();
+      assert.match(res.headers.get("strict-transport-security") ?? "", /max-age=31536000/);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -29,6 +29,18 @@ rule entropy { condition: math.entropy(0, filesize) > 7.0 }
 rule meta_only : tagged another { meta: author = "loupe" weight = 3 condition: filesize > 0 }
 `;
 
+/** Private rules gate others but are never reported; global rules gate every rule of the file. */
+const PRIVATE_GLOBAL_RULES = `
+private rule has_mz { strings: $mz = "MZ" condition: $mz at 0 }
+private rule mentions_malware { strings: $m = "malware" condition: $m }
+global rule not_empty { condition: filesize > 0 }
+global private rule under_100k { condition: filesize < 100KB }
+rule pe_like { strings: $pe = "PE" condition: has_mz and $pe }
+rule talks_of_malware { condition: mentions_malware }
+rule plain { strings: $k = "key" condition: $k }
+rule anything { condition: true }
+`;
+
 function xorBytes(text: string, key: number): Buffer {
   return Buffer.from([...Buffer.from(text)].map((b) => b ^ key));
 }
@@ -94,21 +106,33 @@ describe("YARA-X matches equal the yara CLI's", { skip: skipUnlessCommands("yara
     await rm(dir, { recursive: true, force: true });
   });
 
+  async function compare(rules: string, name: string, bytes: Buffer): Promise<Set<Hit>> {
+    const rulesPath = path.join(dir, "rules.yar");
+    const filePath = path.join(dir, name);
+    await writeFile(rulesPath, rules);
+    await writeFile(filePath, bytes);
+    const expected = cliHits(rulesPath, filePath);
+    const res = await postFile(`${server.url}/analyzer/rulematch`, bytes, name, { rules });
+    assert.equal(res.status, 200);
+    const actual = loupeHits(await json(res));
+    assert.deepEqual([...actual].sort(), [...expected].sort());
+    return expected;
+  }
+
   for (const [name, bytes] of Object.entries(corpus())) {
     it(`on ${name}`, async () => {
-      const rulesPath = path.join(dir, "rules.yar");
-      const filePath = path.join(dir, name);
-      await writeFile(rulesPath, RULES);
-      await writeFile(filePath, bytes);
-      const expected = cliHits(rulesPath, filePath);
-      const res = await postFile(`${server.url}/analyzer/rulematch`, bytes, name, { rules: RULES });
-      assert.equal(res.status, 200);
-      const actual = loupeHits(await json(res));
-      assert.deepEqual([...actual].sort(), [...expected].sort());
+      const expected = await compare(RULES, name, bytes);
       assert.ok(
         expected.size > 0 || name === "empty.bin" || name === "random.bin",
         "the corpus exercises rules",
       );
+    });
+    it(`on ${name}, with private and global rules`, async () => {
+      const expected = await compare(PRIVATE_GLOBAL_RULES, name, bytes);
+      for (const hidden of ["has_mz", "mentions_malware", "under_100k"]) assert.ok(!expected.has(hidden));
+      if (name === "text.txt") assert.ok(expected.has("talks_of_malware") && expected.has("not_empty"));
+      if (name === "random.bin" || name === "empty.bin")
+        assert.equal(expected.size, 0, "a global rule gates");
     });
   }
 });

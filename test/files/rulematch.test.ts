@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
-import { json } from "../helpers/json.ts";
+import { type Json, json } from "../helpers/json.ts";
 
 const RULES = `
 rule demo : spyware android {
@@ -137,9 +137,99 @@ describe("POST /analyzer/rulematch", () => {
     assert.ok(healthMs < 2000, `health answered in ${healthMs} ms during a scan`);
   });
 
+  it("compiles and matches correctly at the nesting limit, and refuses one level more with a 400", async () => {
+    const atLimit = [
+      `rule deep { condition: ${"(".repeat(63)}true${")".repeat(63)} }`,
+      `rule deep { condition: ${"not ".repeat(62)}true }`,
+    ];
+    for (const rules of atLimit) {
+      const body = await json(await scan("x", rules));
+      assert.deepEqual(
+        body.processors.rulematch.analysis.matches.map((m: { rule: string }) => m.rule),
+        ["deep"],
+      );
+    }
+    const res = await scan("x", `rule deep { condition: ${"(".repeat(64)}true${")".repeat(64)} }`);
+    assert.equal(res.status, 400);
+    const body = await json(res);
+    assert.equal(body.code, "rules_too_complex");
+    assert.match(body.detail, /RULES_MAX_DEPTH/);
+  });
+
+  it("refuses modules outside RULES_MODULES with a 400", async () => {
+    const res = await scan("x", 'import "console" rule a { condition: console.log("hi") }');
+    assert.equal(res.status, 400);
+    assert.equal((await json(res)).code, "module_not_allowed");
+  });
+
   it("reports the engine in the health check", async () => {
     const body = await json(await fetch(`${server.url}/`));
     assert.equal(body.engines.yara.ready, true);
     assert.match(body.engines.yara.version, /^yara-x \d+\.\d+/);
+  });
+});
+
+describe("rulematch with the console module allowed", () => {
+  let server: TestFilesServer;
+  before(async () => {
+    server = await startFilesServer({ RULES_MODULES: "console", RULES_CONSOLE_MAX_CHARS: "100" });
+  });
+  after(() => server.close());
+
+  it("puts console output in the result, capped, and never on the service's output", async () => {
+    const forged = String.raw`\n{\"level\":60,\"msg\":\"forged\"}`;
+    const rules = `import "console" rule talk { condition: console.log("${forged}") and for all i in (0..60) : (console.log(i)) }`;
+    const written: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      written.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof process.stdout.write;
+    let body: Json;
+    try {
+      body = await json(await postFile(`${server.url}/analyzer/rulematch`, "x", "x.bin", { rules }));
+      await new Promise((r) => setTimeout(r, 100)); // worker output reaches the main thread asynchronously
+    } finally {
+      process.stdout.write = write;
+    }
+    assert.ok(!written.join("").includes("forged"), "console output reached the service's stdout");
+    const meta = body.processors.rulematch.metadata;
+    assert.deepEqual(
+      body.processors.rulematch.analysis.matches.map((m: { rule: string }) => m.rule),
+      ["talk"],
+    );
+    assert.match(meta.console[0], /"level":60,"msg":"forged"/);
+    assert.equal(meta.console_truncated, true);
+    assert.ok(meta.console.join("\n").length <= 100 + meta.console.length);
+  });
+});
+
+describe("rulematch compile budget", () => {
+  let server: TestFilesServer;
+  before(async () => {
+    server = await startFilesServer({ YARA_WORKERS: "1", RULES_COMPILE_TIMEOUT_MS: "2000" });
+  });
+  after(() => server.close());
+
+  it("stops a compile past RULES_COMPILE_TIMEOUT_MS with a timeout entry, then compiles small rules", async () => {
+    // Wide bounded repetitions make YARA-X compile for seconds (about 7 s alone for these 8000 rules on the reference machine).
+    const slow = Array.from(
+      { length: 8000 },
+      (_, i) => `rule r${i} { strings: $a = /x${i}[a-z]{100,1000}y/ condition: $a }`,
+    ).join("\n");
+    const body = await json(
+      await postFile(`${server.url}/analyzer/rulematch`, "x", "x.bin", { rules: slow }),
+    );
+    assert.equal(body.processors.rulematch.error_short, "timeout");
+    assert.match(body.processors.rulematch.error, /RULES_COMPILE_TIMEOUT_MS/);
+    const after = await json(
+      await postFile(`${server.url}/analyzer/rulematch`, "x", "x.bin", {
+        rules: "rule ok { condition: true }",
+      }),
+    );
+    assert.deepEqual(
+      after.processors.rulematch.analysis.matches.map((m: { rule: string }) => m.rule),
+      ["ok"],
+    );
   });
 });

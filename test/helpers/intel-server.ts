@@ -89,6 +89,8 @@ export async function startIntelServer(opts: {
     DATABASE_URL: opts.databaseUrl,
     INTEL_RETRY_AFTER: "1",
     INTEL_CONNECTORS: "virustotal",
+    // Tests poll fast with one key; the per-key limit has its own tests.
+    INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0",
     ...opts.env,
   };
   const config = readIntelConfig(env);

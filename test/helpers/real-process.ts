@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { type ChildServer, startChildServer } from "../../bench/lib/server.ts";
+import { type ChildServer, startChildServer } from "./child-server.ts";
 
 export interface RealProcess extends ChildServer {
   /** The folder the service keeps its temp files and data in (removed by `close`). */

@@ -9,12 +9,12 @@ import { spawn } from "node:child_process";
 import { after, describe, it } from "node:test";
 import SqliteDatabase from "better-sqlite3";
 import { type Kysely, sql } from "kysely";
-import { spawnIntelWorker, startChildServer } from "../../bench/lib/server.ts";
 import { createJobQueue, deadWorker, newWorkerId } from "../../src/intel/queue/jobs.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { isDatabaseUnavailable, openStore } from "../../src/intel/store/db.ts";
 import type { Database } from "../../src/intel/store/schema.ts";
+import { spawnIntelWorker, startChildServer } from "../helpers/child-server.ts";
 import {
   type FaultVendor,
   fileSubjects,

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { after, describe, it } from "node:test";
-import { spawnIntelWorker } from "../../bench/lib/server.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
+import { spawnIntelWorker } from "../helpers/child-server.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
 import {
   freshDatabase,

@@ -20,8 +20,9 @@ export class ClamdError extends Error {
 
 const CHUNK = 1024 * 1024;
 
+/** Says how clamd is reached without naming where: health and errors are read by any client. */
 export function describeAddress(a: ClamdAddress): string {
-  return "socket" in a ? `unix:${a.socket}` : `tcp:${a.host}:${a.port}`;
+  return "socket" in a ? "local socket" : "TCP";
 }
 
 /** Sends one command and reads the NUL-terminated reply; streams `file` first for INSTREAM. */

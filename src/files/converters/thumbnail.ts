@@ -33,6 +33,8 @@ interface Rgba {
 
 const TRANSPARENT: Rgba = { r: 0, g: 0, b: 0, alpha: 0 };
 
+export const thumbnailStrategySchema = Type.Enum([...STRATEGIES], { $id: "ThumbnailStrategy" });
+
 export function thumbnailQuerySchema(maxSide: number) {
   return Type.Object({
     width: Type.Integer({ minimum: 1, maximum: maxSide, default: 300, description: "Box width in pixels." }),
@@ -42,7 +44,9 @@ export function thumbnailQuerySchema(maxSide: number) {
       default: 200,
       description: "Box height in pixels.",
     }),
-    strategy: Type.Enum([...STRATEGIES], {
+    // By name, as Mandolin's `ThumbnailStrategy` model (registered with the other shared schemas).
+    strategy: Type.Unsafe<Strategy>({
+      $ref: "ThumbnailStrategy",
       default: "pad",
       description: "Pillow ImageOps semantics: pad, fit, cover or contain.",
     }),

@@ -24,6 +24,8 @@ export interface EngineStatus {
   ready: boolean;
   version?: string;
   detail?: string;
+  /** Workers replaced after an engine fault since the start (engines run in worker pools). */
+  retired_workers?: number;
 }
 
 export interface Processor {
@@ -56,7 +58,8 @@ export class ProcessorFailure extends Error {
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export function entrySchema(p: Pick<Processor, "metadataSchema" | "analysisSchema">) {
+/** One processor's entry in the answer, its analysis given as a schema or a reference to one. */
+export function entrySchema(p: Pick<Processor, "metadataSchema">, analysis: TSchema) {
   return Type.Object({
     success: Type.Boolean(),
     processor_name: Type.String(),
@@ -65,17 +68,18 @@ export function entrySchema(p: Pick<Processor, "metadataSchema" | "analysisSchem
     error: nullable(Type.String()),
     error_short: nullable(Type.String()),
     metadata: nullable(p.metadataSchema),
-    analysis: nullable(p.analysisSchema),
+    analysis: nullable(analysis),
   });
 }
 
-export function analysisResultSchema(p: Processor) {
+/** The whole answer: `processors` maps a processor's name to its entry, as Mandolin's dict does. */
+export function resultSchema(entry: TSchema) {
   return Type.Object({
     success: Type.Boolean(),
     content: nullable(Type.String()),
     error: nullable(Type.String()),
     error_short: nullable(Type.String()),
-    processors: Type.Object({ [p.name]: entrySchema(p) }),
+    processors: Type.Record(Type.String(), entry),
   });
 }
 

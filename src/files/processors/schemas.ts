@@ -1,4 +1,4 @@
-/** The final result schemas of the three analyzers (DESIGN §2); they feed validation-free docs and serialization. */
+/** The final result schemas of the analyzers; they feed validation-free docs and serialization. */
 import { Type } from "typebox";
 import { FreeObject } from "./processor.ts";
 
@@ -20,30 +20,38 @@ export const antivirusAnalysis = Type.Object({
   extra: Type.Union([FreeObject, Type.Null()]),
 });
 
-export const rulematchAnalysis = Type.Object({
-  rules: Type.String({ description: "The YARA source that was run." }),
-  matches: Type.Array(
-    Type.Object({
+/**
+ * The parts of a YARA result, shared by rulematch and Mandolin's yara: registered once as named
+ * schemas (Mandolin's models YaraMatch, YaraString, YaraStringInstance) and referenced by name.
+ */
+export const yaraComponents = [
+  Type.Object(
+    {
+      offset: Type.Integer(),
+      matched_length: Type.Integer(),
+      plaintext: Type.String({ description: "Matched bytes as text, undecodable bytes escaped, capped." }),
+    },
+    { $id: "YaraStringInstance" },
+  ),
+  Type.Object(
+    { identifier: Type.String(), instances: Type.Array(Type.Ref("YaraStringInstance")) },
+    { $id: "YaraString" },
+  ),
+  Type.Object(
+    {
       rule: Type.String(),
       tags: Type.Array(Type.String()),
       namespace: Type.String(),
       meta: FreeObject,
-      strings: Type.Array(
-        Type.Object({
-          identifier: Type.String(),
-          instances: Type.Array(
-            Type.Object({
-              offset: Type.Integer(),
-              matched_length: Type.Integer(),
-              plaintext: Type.String({
-                description: "Matched bytes as text, undecodable bytes escaped, capped.",
-              }),
-            }),
-          ),
-        }),
-      ),
-    }),
+      strings: Type.Array(Type.Ref("YaraString")),
+    },
+    { $id: "YaraMatch" },
   ),
+];
+
+export const rulematchAnalysis = Type.Object({
+  rules: Type.String({ description: "The YARA source that was run." }),
+  matches: Type.Array(Type.Ref("YaraMatch")),
 });
 
 export const rulematchMetadata = Type.Object({
@@ -51,4 +59,12 @@ export const rulematchMetadata = Type.Object({
   rules_cached: Type.Boolean({ description: "True when the compiled rules came from the cache." }),
   compile_ms: Type.Number(),
   scan_ms: Type.Number(),
+  console: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "What the rules printed with the `console` module (only when RULES_MODULES allows it).",
+    }),
+  ),
+  console_truncated: Type.Optional(
+    Type.Boolean({ description: "True when `console` was cut at RULES_CONSOLE_MAX_CHARS." }),
+  ),
 });

@@ -4,7 +4,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { IntelServices } from "../server.ts";
+import type { IntelServices } from "../services/index.ts";
 import type { Html } from "./html.ts";
 import { type Flash, type PageOptions, page } from "./layout.ts";
 import type { LoginThrottle } from "./throttle.ts";

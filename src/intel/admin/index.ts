@@ -7,7 +7,7 @@ import formbody from "@fastify/formbody";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
-import type { IntelServices } from "../server.ts";
+import type { IntelServices } from "../services/index.ts";
 import { readSession } from "../store/sessions.ts";
 import { serveAsset } from "./assets.ts";
 import { type AdminDeps, SESSION_COOKIE, sameToken, sendHtml } from "./context.ts";

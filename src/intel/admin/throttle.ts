@@ -1,7 +1,8 @@
 /**
  * Failed-login throttling, per username and per client address: past the limit, logins for that
- * key are refused (even with the right password) until the window has passed. Kept in memory,
- * per intel process; bounded so a flood of distinct names cannot grow it without end.
+ * key are refused (even with the right password) until the window has passed. Each attempt is
+ * counted (reserved) before the slow password hash runs and refunded only when it succeeds, so
+ * concurrent guesses cannot all pass the check. In memory, per intel process, bounded in size.
  */
 export interface ThrottleLimits {
   failuresPerUser: number;
@@ -26,29 +27,35 @@ export class LoginThrottle {
     this.now = now;
   }
 
-  /** Why a login from this address for this username is refused right now, if it is. */
-  blocked(ip: string, username: string): { reason: "user" | "ip"; retryInMs: number } | undefined {
+  /**
+   * Counts one login attempt, or says why it is refused right now. Call it before checking the
+   * password: the check and the count happen in one synchronous step, so no concurrent attempt
+   * can slip between them.
+   */
+  reserve(ip: string, username: string): { reason: "user" | "ip"; retryInMs: number } | undefined {
     for (const [key, limit, reason] of this.keys(ip, username)) {
       const w = this.live(key);
       if (w && w.failures >= limit) {
         return { reason, retryInMs: w.startedAt + this.limits.windowMs - this.now() };
       }
     }
-    return undefined;
-  }
-
-  failed(ip: string, username: string): void {
     if (this.windows.size >= MAX_KEYS) this.prune();
     for (const [key] of this.keys(ip, username)) {
       const w = this.live(key) ?? { failures: 0, startedAt: this.now() };
       w.failures += 1;
       this.windows.set(key, w);
     }
+    return undefined;
   }
 
-  /** A successful login forgets the user's failures (not the address's: one good account must not unlock guessing). */
-  succeeded(username: string): void {
+  /**
+   * A successful login: the user's failures are forgotten, and the address gets back the attempt
+   * reserved for it (not its earlier failures: one good account must not unlock guessing).
+   */
+  succeeded(ip: string, username: string): void {
     this.windows.delete(`user:${username.toLowerCase()}`);
+    const w = this.live(`ip:${ip}`);
+    if (w) w.failures = Math.max(0, w.failures - 1);
   }
 
   private keys(ip: string, username: string): Array<[string, number, "user" | "ip"]> {

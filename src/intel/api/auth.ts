@@ -1,8 +1,11 @@
-/** `Authorization: Token <key>` on every /api/ route; inactive users and revoked keys are refused. */
+/**
+ * `Authorization: Token <key>` on every /api/ route; inactive users and revoked keys are refused.
+ * The key's hash is kept on the request for the per-key rate limit.
+ */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Kysely } from "kysely";
 import { HttpError } from "../../common/errors.ts";
-import { authenticateKey, type UserRow } from "../store/accounts.ts";
+import { authenticateKey, tokenHash, type UserRow } from "../store/accounts.ts";
 import type { Database } from "../store/schema.ts";
 
 export function tokenAuth(db: Kysely<Database>) {
@@ -14,11 +17,15 @@ export function tokenAuth(db: Kysely<Database>) {
     const user = m?.[1] ? await authenticateKey(db, m[1]) : undefined;
     if (!user) throw new HttpError(401, "invalid_token", "Invalid token.");
     req.user = user;
+    // Per-key limits count by the key's hash: the key itself is kept nowhere.
+    req.apiKeyHash = tokenHash(m?.[1] ?? "");
   };
 }
 
 declare module "fastify" {
   interface FastifyRequest {
     user?: UserRow;
+    /** SHA-256 of the API key that authenticated this request. */
+    apiKeyHash?: string;
   }
 }

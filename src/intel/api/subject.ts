@@ -15,8 +15,8 @@ export function parseSubject(input: { super_type: string; type: string; value: s
       `Unknown type "${input.type}" for ${superType.shortName}. See GET /api/types/.`,
     );
   }
-  const value = input.value.trim();
-  const problem = checkValue(type, value);
-  if (problem) throw badRequest("invalid_value", problem);
-  return { superType: superType.shortName, type: type.shortName, value };
+  // The stored subject is the normalised value: "Example.org." and "example.org" are one subject.
+  const checked = checkValue(type, input.value);
+  if ("problem" in checked) throw badRequest(checked.code, checked.problem);
+  return { superType: superType.shortName, type: type.shortName, value: checked.value };
 }

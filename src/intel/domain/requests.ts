@@ -10,6 +10,7 @@ import type { JobQueue } from "../queue/jobs.ts";
 import { configuredVendors, takeCredentials } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { findEntity, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
+import { askRecorder } from "../store/retention.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import { newId, nowIso } from "../store/time.ts";
 import { buildDocument, type SourceOutcome } from "./document.ts";
@@ -45,6 +46,7 @@ const GRAPH_VERSION = "graph_version";
 
 export function createLookups({ store, queue, config, connectors }: LookupDeps): Lookups {
   const { db } = store;
+  const recordAsk = askRecorder(db);
 
   async function document(subject: Subject, depth: number): Promise<ResultDocument | undefined> {
     const lookup = await db
@@ -134,6 +136,7 @@ export function createLookups({ store, queue, config, connectors }: LookupDeps):
 
   async function submit(subject: Subject, force: boolean, depth: number): Promise<SubmitOutcome> {
     const key = subjectKey(subject);
+    await recordAsk(key);
     if (!force) {
       const active = await db
         .selectFrom("requests")

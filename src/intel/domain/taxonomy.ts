@@ -1,8 +1,11 @@
 /**
  * The entity taxonomy shared with Colander (super types, types, icons, value formats). Copied into
- * the project as taxonomy.json; lookups are case-insensitive.
+ * the project as taxonomy.json; lookups are case-insensitive. Value formats run on RE2 (re2js):
+ * matching time is linear in the value's length whatever the pattern, so no value can freeze a service.
  */
 import { readFileSync } from "node:fs";
+import { RE2JS } from "re2js";
+import { CONTROL, canonicalValue, normaliseValue, valueCap } from "./taxonomy-values.ts";
 
 interface RawType {
   short_name: string;
@@ -23,7 +26,10 @@ export interface TypeInfo {
   name: string;
   icon: string;
   description: string;
-  pattern: RegExp | null;
+  /** The value's format, matched by a linear-time engine. */
+  pattern: RE2JS | null;
+  /** Longest value accepted (after normalisation). */
+  maxLength: number;
   example: string | null;
 }
 
@@ -46,7 +52,8 @@ export const SUPER_TYPES: SuperTypeInfo[] = raw.super_types.map((st) => ({
     name: t.name,
     icon: t.nf_icon ?? "",
     description: t.name,
-    pattern: t.regex ? new RegExp(t.regex) : null,
+    pattern: t.regex ? RE2JS.compile(t.regex) : null,
+    maxLength: valueCap(t.short_name),
     example: t.value_example ?? null,
   })),
 }));
@@ -61,12 +68,32 @@ export function findType(superType: string, type: string): TypeInfo | undefined 
   return findSuperType(superType)?.types.find((t) => t.shortName === wanted);
 }
 
-/** Null when the value fits the type's format, else a message saying what is expected. */
-export function checkValue(type: TypeInfo, value: string): string | null {
-  if (value.trim() === "") return "The value is empty.";
-  if (value.length > 2048) return "The value is longer than 2048 characters.";
+/** What a raw value became: the stored spelling, or why it cannot be a value of the type. */
+export type ValueCheck = { value: string } | { problem: string; code: "invalid_value" | "value_too_long" };
+
+/** Bounds the work done on a raw value before its type's own cap applies (defanging only shrinks). */
+const RAW_MAX = 4096;
+
+/** The value as Loupe stores it (normalised, see taxonomy-values.ts), or what is wrong with it. */
+export function checkValue(type: TypeInfo, raw: string): ValueCheck {
+  if (raw.length > RAW_MAX) return tooLong(type);
+  const value = normaliseValue(type.shortName, raw);
+  if (value === "") return { problem: "The value is empty.", code: "invalid_value" };
+  if (value.length > type.maxLength) return tooLong(type);
+  // Control characters are never part of a name, an address or a hash.
+  if (CONTROL.test(value))
+    return { problem: "The value contains control characters.", code: "invalid_value" };
   if (type.pattern && !type.pattern.test(value)) {
-    return `"${value}" is not a valid ${type.name}${type.example ? ` (for example ${type.example})` : ""}.`;
+    const shown = raw.trim().length > 80 ? `${raw.trim().slice(0, 80)}…` : raw.trim();
+    const example = type.example ? ` (for example ${type.example})` : "";
+    return { problem: `"${shown}" is not a valid ${type.name}${example}.`, code: "invalid_value" };
   }
-  return null;
+  return { value: canonicalValue(type.shortName, value) };
+}
+
+function tooLong(type: TypeInfo): ValueCheck {
+  return {
+    problem: `A ${type.name} is at most ${type.maxLength} characters long.`,
+    code: "value_too_long",
+  };
 }

@@ -5,7 +5,7 @@ import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { resolveFromRoot } from "../../common/config.ts";
-import { migrate } from "./migrations.ts";
+import { migrate, type TaxonomySeed } from "./migrations.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -21,6 +21,8 @@ export async function openStore(
   opts: {
     migrate?: boolean /** Keep trying this long while the database is unreachable. */;
     waitMs?: number;
+    /** The entity types to keep in the database's type tables (the services pass the taxonomy). */
+    taxonomy?: TaxonomySeed;
   } = {},
 ): Promise<Store> {
   let db: Kysely<Database>;
@@ -50,7 +52,8 @@ export async function openStore(
   } else {
     throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url}"`);
   }
-  if (opts.migrate !== false) await untilReachable(() => migrate(db, dialect), opts.waitMs ?? 0);
+  if (opts.migrate !== false)
+    await untilReachable(() => migrate(db, dialect, opts.taxonomy ?? []), opts.waitMs ?? 0);
   return { db, dialect, close: () => db.destroy() };
 }
 

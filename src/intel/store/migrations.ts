@@ -1,7 +1,6 @@
 /** Schema migrations (portable Kysely schema builder) and the idempotent taxonomy seed. */
 import { type CreateTableBuilder, type Kysely, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
-import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import type { Database } from "./schema.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists.
@@ -171,26 +170,52 @@ const adminSessions: Migration = {
   },
 };
 
+/** When each subject was last asked about, for retention; filled from the lookups already done. */
+const subjectAsks: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("subject_asks")
+      .addColumn("subject_key", "varchar(2200)", (c) => c.primaryKey())
+      .addColumn("asked_at", "varchar(32)", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("subject_asks_asked").on("subject_asks").column("asked_at").execute();
+    await sql`insert into subject_asks (subject_key, asked_at)
+      select subject_key, max(created_at) from requests group by subject_key`.execute(db);
+  },
+};
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
     "2026-11-23-admin-sessions": adminSessions,
+    "2026-11-23-subject-asks": subjectAsks,
   }),
 });
 
-export async function migrate(db: Kysely<Database>, dialect: "sqlite" | "postgres"): Promise<void> {
+/** The super types and types to keep in the type tables (given by the caller: the store knows no taxonomy). */
+export type TaxonomySeed = {
+  shortName: string;
+  name: string;
+  types: { shortName: string; name: string; icon: string }[];
+}[];
+
+export async function migrate(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+  taxonomy: TaxonomySeed,
+): Promise<void> {
   if (dialect === "postgres") await sql`select pg_advisory_lock(4206942)`.execute(db);
   try {
     const { error } = await new Migrator({ db, provider: provider(dialect) }).migrateToLatest();
     if (error) throw error;
-    await seedTaxonomy(db);
+    await seedTaxonomy(db, taxonomy);
   } finally {
     if (dialect === "postgres") await sql`select pg_advisory_unlock(4206942)`.execute(db);
   }
 }
 
-async function seedTaxonomy(db: Kysely<Database>): Promise<void> {
-  for (const st of SUPER_TYPES) {
+async function seedTaxonomy(db: Kysely<Database>, taxonomy: TaxonomySeed): Promise<void> {
+  for (const st of taxonomy) {
     await db
       .insertInto("super_types")
       .values({ short_name: st.shortName, name: st.name })

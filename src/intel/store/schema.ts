@@ -132,6 +132,12 @@ export interface AdminSessionsTable {
   expires_at: string;
 }
 
+/** When a subject was last asked about (retention forgets subjects nobody asks about). */
+export interface SubjectAsksTable {
+  subject_key: string;
+  asked_at: string;
+}
+
 export interface Database {
   super_types: SuperTypesTable;
   types: TypesTable;
@@ -146,4 +152,5 @@ export interface Database {
   settings: SettingsTable;
   jobs: JobsTable;
   admin_sessions: AdminSessionsTable;
+  subject_asks: SubjectAsksTable;
 }

@@ -8,7 +8,7 @@ import { withTika } from "./backends/tika.ts";
 import { extractApk } from "./formats/apk.ts";
 import { describeArchive, gunzipLimited, readTar, readZip } from "./formats/archive.ts";
 import { extractBinary } from "./formats/binary.ts";
-import { extractEmail } from "./formats/email.ts";
+import { extractEmail, looksLikeEmail } from "./formats/email.ts";
 import { extractEpub } from "./formats/epub.ts";
 import { extractHtml } from "./formats/html.ts";
 import { extractImage } from "./formats/image.ts";
@@ -130,6 +130,9 @@ async function extractUntyped(
     return withTika(bytes, "application/octet-stream", limits.tika, () =>
       extractBinary(bytes, limits.maxChars),
     );
+  // Before HTML: a saved message's body is often HTML, its header block says what it is.
+  if (looksLikeEmail(bytes))
+    return { type: "message/rfc822", ...(await extractEmail(bytes, depth, limits, recurse)) };
   const head = bytes.subarray(0, 2048).toString("latin1");
   if (/<!doctype html|<html[\s>]/i.test(head)) return { type: "text/html", ...extractHtml(bytes) };
   const text = extractText(bytes);
@@ -146,14 +149,6 @@ async function extractUntyped(
     } catch {
       // Not JSON after all: plain text.
     }
-  }
-  if (
-    /^(?:Return-Path|Received|From|Message-ID|MIME-Version|Date|Subject|To):/im.test(
-      trimmed.slice(0, 1024),
-    ) &&
-    /\n\r?\n/.test(text.text)
-  ) {
-    return { type: "message/rfc822", ...(await extractEmail(bytes, depth, limits, recurse)) };
   }
   if (/^[^,\n]+(,[^,\n]*){2,}\n[^,\n]*(,[^,\n]*){2,}/.test(trimmed)) return { type: "text/csv", ...text };
   return { type: "text/plain", ...text };

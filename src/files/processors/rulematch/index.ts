@@ -1,26 +1,35 @@
 /**
- * `POST /analyzer/rulematch`: the caller's YARA rules, run by YARA-X in a pool of worker threads
- * so a long scan never blocks other requests. A scan past SCAN_TIMEOUT_MS is ended by
- * terminating its worker (YARA-X's own timeout cannot interrupt WebAssembly).
+ * `POST /analyzer/rulematch`: the caller's YARA rules, bounded by a linear check of the source
+ * (400 before any compiling; run in the worker, as a megabyte of source takes tens of ms), then
+ * compiled and run by YARA-X in a pool of worker threads so a long scan never blocks other requests. A scan past SCAN_TIMEOUT_MS is ended by terminating its worker (YARA-X's
+ * own timeout cannot interrupt WebAssembly).
  */
 import { readFileSync } from "node:fs";
-import { Piscina } from "piscina";
 import { Type } from "typebox";
 import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
-import { type Processor, ProcessorFailure } from "../processor.ts";
+import type { Processor } from "../processor.ts";
 import { rulematchAnalysis, rulematchMetadata } from "../schemas.ts";
-import type { CompileTask, ScanTask, TaskResult } from "./worker.ts";
+import type { RuleLimits } from "./limits.ts";
+import { YaraPool } from "./pool.ts";
 
 export function createRulematchProcessor(config: FilesConfig): Processor {
-  const pool = new Piscina<ScanTask | CompileTask, TaskResult>({
-    filename: new URL("./worker.ts", import.meta.url).href,
+  const pool = new YaraPool({
     minThreads: config.workerMinThreads,
     maxThreads: config.yaraWorkers,
-    idleTimeout: config.workerIdleMs,
-    // A worker holding a cached rule set may grow; recycle it rather than keep a bloated heap.
-    resourceLimits: { maxOldGenerationSizeMb: 2048 },
+    idleMs: config.workerIdleMs,
+    scanTimeoutMs: config.scanTimeoutMs,
+    compileTimeoutMs: config.rulesCompileTimeoutMs,
   });
+  const limits: RuleLimits = {
+    maxBytes: config.rulesMaxBytes,
+    maxDepth: config.rulesMaxDepth,
+    maxRules: config.rulesMaxRules,
+    maxStrings: config.rulesMaxStrings,
+    maxPatternBytes: config.rulesMaxPatternBytes,
+    maxAlternatives: config.rulesMaxAlternatives,
+    modules: new Set(config.rulesModules),
+  };
   return {
     name: "rulematch",
     url: "https://virustotal.github.io/yara-x/",
@@ -34,30 +43,42 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
       if (rules.trim() === "") {
         throw badRequest("no_rules", 'Send the YARA rules to run in the form field "rules".');
       }
-      const task: ScanTask = {
-        kind: "scan",
+      const task = {
         rules,
+        limits,
         path: file.path,
         cacheSize: config.rulesCacheSize,
         maxMatchesPerString: config.ruleMaxMatchesPerString,
         plaintextMax: config.rulePlaintextMax,
+        consoleMax: config.rulesConsoleMaxChars,
       };
-      const result = await runTask(pool, task, config.scanTimeoutMs, ctx.signal);
-      if (!result.ok) throw badRequest("invalid_rules", `The rules do not compile:\n${result.message}`);
+      const result = await pool.run(task, ctx.signal);
+      if (!result.ok) {
+        const detail =
+          result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
+        throw badRequest(result.error, detail);
+      }
       const metadata = {
         warnings: result.warnings,
         rules_cached: !result.compiledNow,
         compile_ms: round(result.compileMs),
         scan_ms: round(result.scanMs),
+        ...(limits.modules.has("console")
+          ? { console: result.console, console_truncated: result.consoleTruncated }
+          : {}),
       };
       return { content: null, metadata, analysis: { rules, matches: result.matches } };
     },
     async engines() {
+      const last = pool.lastRetirement;
       return {
         yara: {
           ready: true,
           version: `yara-x ${YARA_X_VERSION}`,
-          detail: `${pool.threads.length} of ${config.yaraWorkers} workers started`,
+          detail:
+            `${pool.threads} of ${config.yaraWorkers} workers started` +
+            (last ? `; last worker retired at ${last.at} after: ${last.reason}` : ""),
+          retired_workers: pool.retired,
         },
       };
     },
@@ -68,32 +89,6 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
-
-/** Runs one task with a deadline; the pool terminates the worker of an aborted task. */
-export async function runTask(
-  pool: Piscina<ScanTask | CompileTask, TaskResult>,
-  task: ScanTask | CompileTask,
-  timeoutMs: number,
-  clientGone: AbortSignal,
-): Promise<TaskResult> {
-  const deadline = AbortSignal.timeout(timeoutMs);
-  try {
-    return await pool.run(task, { signal: AbortSignal.any([deadline, clientGone]) });
-  } catch (err) {
-    if (deadline.aborted) {
-      throw new ProcessorFailure(
-        "timeout",
-        `The YARA scan did not finish within ${timeoutMs} ms and was stopped.`,
-      );
-    }
-    if (clientGone.aborted)
-      throw new ProcessorFailure("aborted", "The client went away; the scan was stopped.");
-    throw new ProcessorFailure(
-      "engine_error",
-      `YARA-X failed: ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-}
 
 /** The YARA-X version, from the package that ships the engine. */
 const YARA_X_VERSION: string = (

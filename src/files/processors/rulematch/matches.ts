@@ -1,4 +1,7 @@
-/** Turns YARA-X scan results into Loupe's (Mandolin's) match shape. Pure. */
+/**
+ * Turns YARA-X scan results into Loupe's (Mandolin's) match shape. Pure. Private rules are left
+ * out: YARA-X lists every rule that matched, and a private rule is by definition never reported.
+ */
 
 export interface MatchInstance {
   offset: number;
@@ -19,6 +22,7 @@ export interface YaraXScanResult {
   matches?: Array<{
     identifier: string;
     namespace: string;
+    isPrivate?: boolean;
     tags: string[];
     metadata: Array<{ identifier: string; value: unknown }>;
     patterns: Array<{ identifier: string; matches: Array<{ offset: number; length: number }> }>;
@@ -45,20 +49,22 @@ function metaValue(value: unknown): string | number | boolean {
 }
 
 export function toRuleMatches(result: YaraXScanResult, data: Uint8Array, plaintextMax: number): RuleMatch[] {
-  return (result.matches ?? []).map((m) => ({
-    rule: m.identifier,
-    tags: [...m.tags],
-    namespace: m.namespace,
-    meta: Object.fromEntries(m.metadata.map((e) => [e.identifier, metaValue(e.value)])),
-    strings: m.patterns
-      .filter((p) => p.matches.length > 0)
-      .map((p) => ({
-        identifier: p.identifier,
-        instances: p.matches.map((hit) => ({
-          offset: hit.offset,
-          matched_length: hit.length,
-          plaintext: plaintextOf(data.subarray(hit.offset, hit.offset + hit.length), plaintextMax),
+  return (result.matches ?? [])
+    .filter((m) => m.isPrivate !== true)
+    .map((m) => ({
+      rule: m.identifier,
+      tags: [...m.tags],
+      namespace: m.namespace,
+      meta: Object.fromEntries(m.metadata.map((e) => [e.identifier, metaValue(e.value)])),
+      strings: m.patterns
+        .filter((p) => p.matches.length > 0)
+        .map((p) => ({
+          identifier: p.identifier,
+          instances: p.matches.map((hit) => ({
+            offset: hit.offset,
+            matched_length: hit.length,
+            plaintext: plaintextOf(data.subarray(hit.offset, hit.offset + hit.length), plaintextMax),
+          })),
         })),
-      })),
-  }));
+    }));
 }

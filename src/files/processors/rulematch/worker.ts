@@ -1,29 +1,33 @@
 /**
  * Runs in a worker thread (piscina): compiles YARA sources with YARA-X (keeping the last few
- * compiled rule sets, keyed by the source's hash) and scans one file. A runaway task is ended
- * by the pool, which terminates this thread.
+ * compiled rule sets, keyed by the source's hash) and scans one file. Any fault of the engine
+ * (a WebAssembly trap, a stack overflow) may leave its memory corrupt, so this thread records the
+ * message on the task's status board and exits: the pool starts a fresh one.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Compiler, initSync, type Rules } from "@virustotal/yara-x";
+import { ConsoleCapture } from "./console.ts";
+import { checkRules, type RuleLimits, type RuleRefusal } from "./limits.ts";
 import { type RuleMatch, toRuleMatches, type YaraXScanResult } from "./matches.ts";
+import { PHASE, recordFault, setPhase } from "./status.ts";
 
 // The package is built for browsers; in Node the WebAssembly module is read from beside its entry point.
 initSync({ module: readFileSync(new URL("yara_x_js_bg.wasm", import.meta.resolve("@virustotal/yara-x"))) });
 
+// The `console` module prints through this thread's console: it goes into the result, never the log.
+const consoleOutput = new ConsoleCapture();
+
 export interface ScanTask {
-  kind: "scan";
   rules: string;
+  /** Checked here, before compiling, so a long source never holds the event loop. */
+  limits: RuleLimits;
   path: string;
   cacheSize: number;
   maxMatchesPerString: number;
   plaintextMax: number;
-}
-
-export interface CompileTask {
-  kind: "compile";
-  rules: string;
-  cacheSize: number;
+  consoleMax: number;
+  status: SharedArrayBuffer;
 }
 
 export type TaskResult =
@@ -31,15 +35,26 @@ export type TaskResult =
       ok: true;
       matches: RuleMatch[];
       warnings: string[];
+      console: string[];
+      consoleTruncated: boolean;
       compiledNow: boolean;
       compileMs: number;
       scanMs: number;
     }
-  | { ok: false; error: "invalid_rules"; message: string };
+  | { ok: false; error: "invalid_rules" | RuleRefusal["code"]; message: string };
 
 interface Compiled {
   rules: Rules;
   warnings: string[];
+}
+
+/** Rules refused by the source check or the compiler (the engine itself is fine). */
+class InvalidRules extends Error {
+  readonly code: "invalid_rules" | RuleRefusal["code"];
+  constructor(code: InvalidRules["code"], message: string) {
+    super(message);
+    this.code = code;
+  }
 }
 
 /** Insertion-ordered map used as an LRU: a hit moves the entry to the end. */
@@ -47,8 +62,9 @@ const cache = new Map<string, Compiled>();
 
 function compile(
   source: string,
+  limits: RuleLimits,
   cacheSize: number,
-): { compiled: Compiled; compiledNow: boolean; ms: number } | string {
+): { compiled: Compiled; compiledNow: boolean; ms: number } {
   const key = createHash("sha256").update(source).digest("hex");
   const hit = cache.get(key);
   if (hit) {
@@ -56,19 +72,19 @@ function compile(
     cache.set(key, hit);
     return { compiled: hit, compiledNow: false, ms: 0 };
   }
+  const refusal = checkRules(source, limits);
+  if (refusal) throw new InvalidRules(refusal.code, refusal.detail);
   const started = performance.now();
   const compiler = new Compiler();
-  let failure: string | undefined;
   try {
     compiler.addSource(source);
   } catch (err) {
-    failure = compilerErrors(compiler, err);
+    // A trap is not a compile error: it goes up and retires this thread.
+    if (err instanceof RangeError || (err instanceof Error && err.name === "RuntimeError")) throw err;
+    throw new InvalidRules("invalid_rules", compilerErrors(compiler, err));
   }
-  if (failure === undefined && compiler.errors.length > 0) failure = compilerErrors(compiler, undefined);
-  if (failure !== undefined) {
-    compiler.free(); // build() consumes the compiler; only a compiler that was not built is freed here.
-    return failure;
-  }
+  if (compiler.errors.length > 0)
+    throw new InvalidRules("invalid_rules", compilerErrors(compiler, undefined));
   const warnings = [...compiler.warnings];
   const compiled = { rules: compiler.build(), warnings };
   cache.set(key, compiled);
@@ -83,25 +99,18 @@ function compile(
 function compilerErrors(compiler: Compiler, err: unknown): string {
   const errors =
     compiler.errors.length > 0 ? compiler.errors : [err instanceof Error ? err.message : String(err)];
+  compiler.free(); // build() consumes the compiler; only a compiler that was not built is freed here.
   return errors.join("\n\n");
 }
 
-export default function run(task: ScanTask | CompileTask): TaskResult {
-  const c = compile(task.rules, task.cacheSize);
-  if (typeof c === "string") return { ok: false, error: "invalid_rules", message: c };
-  if (task.kind === "compile") {
-    return {
-      ok: true,
-      matches: [],
-      warnings: c.compiled.warnings,
-      compiledNow: c.compiledNow,
-      compileMs: c.ms,
-      scanMs: 0,
-    };
-  }
+function scan(task: ScanTask): TaskResult {
+  setPhase(task.status, PHASE.compiling);
+  const c = compile(task.rules, task.limits, task.cacheSize);
+  setPhase(task.status, PHASE.scanning);
   const data = readFileSync(task.path);
   const started = performance.now();
   const scanner = c.compiled.rules.scanner();
+  consoleOutput.start(task.consoleMax);
   try {
     scanner.setMaxMatchesPerPattern(task.maxMatchesPerString);
     const result = scanner.scan(data) as YaraXScanResult;
@@ -109,11 +118,22 @@ export default function run(task: ScanTask | CompileTask): TaskResult {
       ok: true,
       matches: toRuleMatches(result, data, task.plaintextMax),
       warnings: c.compiled.warnings,
+      ...consoleOutput.stop(),
       compiledNow: c.compiledNow,
       compileMs: c.ms,
       scanMs: performance.now() - started,
     };
   } finally {
     scanner.free();
+  }
+}
+
+export default function run(task: ScanTask): TaskResult {
+  try {
+    return scan(task);
+  } catch (err) {
+    if (err instanceof InvalidRules) return { ok: false, error: err.code, message: err.message };
+    recordFault(task.status, err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    process.exit(70); // ends this thread only; the engine's memory is not trusted again
   }
 }

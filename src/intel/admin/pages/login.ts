@@ -28,7 +28,8 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
         text: "The login form expired (csrf_failed). Please try again.",
       });
     }
-    const blocked = deps.throttle.blocked(req.ip, username);
+    // Counted before the password hash runs, so concurrent guesses all see each other.
+    const blocked = deps.throttle.reserve(req.ip, username);
     if (blocked) {
       const minutes = Math.max(1, Math.ceil(blocked.retryInMs / 60_000));
       const who = blocked.reason === "user" ? "this username" : "your address";
@@ -42,13 +43,12 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
         ? await checkPassword(deps.services.store.db, username, password)
         : undefined;
     if (user?.is_admin !== 1) {
-      deps.throttle.failed(req.ip, username);
       return loginPage(req, reply, deps, next, 401, {
         kind: "error",
         text: "Wrong username or password, or not an active admin account.",
       });
     }
-    deps.throttle.succeeded(username);
+    deps.throttle.succeeded(req.ip, username);
     const session = await openSession(deps.services.store.db, user.id, deps.sessionTtlMs);
     reply.clearCookie(LOGIN_COOKIE, { path: deps.prefix });
     reply.setCookie(SESSION_COOKIE, session.id, {

@@ -4,18 +4,13 @@ import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import {
   AccountError,
-  createToken,
-  createUser,
-  getUser,
-  listTokens,
-  listUsers,
-  revokeToken,
-  setPassword,
-  setUserActive,
+  accounts,
+  createAccount,
+  issueApiKey,
+  resetPassword,
+  setAccountActive,
   type UserRow,
-} from "../../store/accounts.ts";
-import { closeUserSessions } from "../../store/sessions.ts";
-import { randomHex } from "../../store/settings.ts";
+} from "../../services/accounts.ts";
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { html } from "../html.ts";
 import { actionButton, csrfField, when } from "../layout.ts";
@@ -24,11 +19,20 @@ const UserParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const TokenParams = Type.Object({ id: Type.Integer({ minimum: 1 }), token: Type.Integer({ minimum: 1 }) });
 
 export function registerUsers(admin: App, deps: AdminDeps): void {
+  registerUserList(admin, deps);
+  registerUserState(admin, deps);
+  registerUserPage(admin, deps);
+  registerUserKeys(admin, deps);
+  registerPasswordReset(admin, deps);
+}
+
+/** The list of users and the form that creates one. */
+function registerUserList(admin: App, deps: AdminDeps): void {
   const { db } = deps.services.store;
 
   admin.get("/users", async (req, reply) => {
     const { csrf, user: me } = signedIn(req);
-    const users = await listUsers(db);
+    const users = await accounts.list(db);
     const rows = users.map(
       (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
   <td><a href="${deps.prefix}/users/${u.id}">${u.username}</a>${u.id === me.id ? html` <span class="badge">you</span>` : ""}</td>
@@ -55,21 +59,26 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
   });
 
   admin.post("/users", async (req, reply) => {
-    const username = field(req.body, "username");
-    const given = (req.body as Record<string, unknown>).password;
-    const password = typeof given === "string" && given !== "" ? given : randomHex(12)();
     try {
-      const u = await createUser(db, username, password, field(req.body, "is_admin") === "1");
-      if (given)
+      const { user: u, generatedPassword } = await createAccount(db, {
+        username: field(req.body, "username"),
+        password: givenPassword(req.body),
+        admin: field(req.body, "is_admin") === "1",
+      });
+      if (!generatedPassword)
         return redirectWithFlash(reply, deps, "/users", { kind: "ok", text: `Created ${u.username}.` });
-      return passwordShownOnce(req, reply, deps, u, password, `Created ${u.username}.`);
+      return passwordShownOnce(req, reply, deps, u, generatedPassword, `Created ${u.username}.`);
     } catch (err) {
       if (err instanceof AccountError)
         return redirectWithFlash(reply, deps, "/users", { kind: "error", text: err.message });
       throw err;
     }
   });
+}
 
+/** Deactivate and reactivate. */
+function registerUserState(admin: App, deps: AdminDeps): void {
+  const { db } = deps.services.store;
   for (const [action, active] of [
     ["deactivate", false],
     ["reactivate", true],
@@ -80,14 +89,13 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
       async (req, reply) => {
         const user = await userOr404(req, reply, deps);
         if (!user) return reply;
-        if (user.id === signedIn(req).user.id) {
-          return redirectWithFlash(reply, deps, "/users", {
-            kind: "error",
-            text: "You cannot deactivate yourself.",
-          });
+        try {
+          await setAccountActive(db, signedIn(req).user.id, user.id, active);
+        } catch (err) {
+          if (err instanceof AccountError)
+            return redirectWithFlash(reply, deps, "/users", { kind: "error", text: err.message });
+          throw err;
         }
-        await setUserActive(db, user.id, active);
-        if (!active) await closeUserSessions(db, user.id);
         return redirectWithFlash(reply, deps, "/users", {
           kind: "ok",
           text: `${user.username} is ${active ? "active again" : "deactivated: their keys and sessions no longer work"}.`,
@@ -95,6 +103,11 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
       },
     );
   }
+}
+
+/** One user: their keys and the password form. */
+function registerUserPage(admin: App, deps: AdminDeps): void {
+  const { db } = deps.services.store;
 
   admin.get<{ Params: { id: number } }>(
     "/users/:id",
@@ -103,7 +116,7 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
       const user = await userOr404(req, reply, deps);
       if (!user) return reply;
       const { csrf } = signedIn(req);
-      const tokens = await listTokens(db, user.id);
+      const tokens = await accounts.keys(db, user.id);
       const base = `${deps.prefix}/users/${user.id}`;
       const rows = tokens.map(
         (t) => html`<tr class="${t.revoked ? "inactive" : ""}">
@@ -129,6 +142,11 @@ ${tokens.length ? html`<table><thead><tr><th>Key</th><th>Created</th><th>Last us
       return sendPage(req, reply, deps, { title: `User ${user.username}`, active: "users", body });
     },
   );
+}
+
+/** Generate and revoke API keys. */
+function registerUserKeys(admin: App, deps: AdminDeps): void {
+  const { db } = deps.services.store;
 
   admin.post<{ Params: { id: number } }>(
     "/users/:id/tokens",
@@ -136,7 +154,7 @@ ${tokens.length ? html`<table><thead><tr><th>Key</th><th>Created</th><th>Last us
     async (req, reply) => {
       const user = await userOr404(req, reply, deps);
       if (!user) return reply;
-      const { key, prefix } = await createToken(db, user.id);
+      const { key, prefix } = await issueApiKey(db, { id: user.id });
       // Shown in this answer only: the database keeps its hash.
       const body = html`
 <div class="card secret">
@@ -154,7 +172,7 @@ ${tokens.length ? html`<table><thead><tr><th>Key</th><th>Created</th><th>Last us
     { schema: { params: TokenParams } },
     async (req, reply) => {
       const back = `/users/${req.params.id}`;
-      const ok = await revokeToken(db, req.params.id, req.params.token);
+      const ok = await accounts.revokeKey(db, req.params.id, req.params.token);
       return redirectWithFlash(
         reply,
         deps,
@@ -163,6 +181,11 @@ ${tokens.length ? html`<table><thead><tr><th>Key</th><th>Created</th><th>Last us
       );
     },
   );
+}
+
+/** Set or generate a new password. */
+function registerPasswordReset(admin: App, deps: AdminDeps): void {
+  const { db } = deps.services.store;
 
   admin.post<{ Params: { id: number } }>(
     "/users/:id/password",
@@ -170,20 +193,25 @@ ${tokens.length ? html`<table><thead><tr><th>Key</th><th>Created</th><th>Last us
     async (req, reply) => {
       const user = await userOr404(req, reply, deps);
       if (!user) return reply;
-      const given = (req.body as Record<string, unknown>).password;
-      const password = typeof given === "string" && given !== "" ? given : randomHex(12)();
+      let generatedPassword: string | undefined;
       try {
-        await setPassword(db, user.id, password);
+        ({ generatedPassword } = await resetPassword(db, user.id, givenPassword(req.body)));
       } catch (err) {
         if (err instanceof AccountError)
           return redirectWithFlash(reply, deps, `/users/${user.id}`, { kind: "error", text: err.message });
         throw err;
       }
-      await closeUserSessions(db, user.id);
       if (user.id === signedIn(req).user.id) return reply.redirect(`${deps.prefix}/login`, 303);
-      if (given)
+      if (!generatedPassword)
         return redirectWithFlash(reply, deps, `/users/${user.id}`, { kind: "ok", text: "Password changed." });
-      return passwordShownOnce(req, reply, deps, user, password, `New password for ${user.username}.`);
+      return passwordShownOnce(
+        req,
+        reply,
+        deps,
+        user,
+        generatedPassword,
+        `New password for ${user.username}.`,
+      );
     },
   );
 }
@@ -193,12 +221,18 @@ async function userOr404(
   reply: FastifyReply,
   deps: AdminDeps,
 ): Promise<UserRow | undefined> {
-  const user = await getUser(deps.services.store.db, req.params.id);
+  const user = await accounts.get(deps.services.store.db, req.params.id);
   if (!user) {
     await redirectWithFlash(reply, deps, "/users", { kind: "error", text: `No user #${req.params.id}.` });
     return undefined;
   }
   return user;
+}
+
+/** The password typed in a form; empty means "generate one". */
+function givenPassword(body: unknown): string | undefined {
+  const given = (body as Record<string, unknown>).password;
+  return typeof given === "string" && given !== "" ? given : undefined;
 }
 
 function passwordShownOnce(

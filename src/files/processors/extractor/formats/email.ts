@@ -1,6 +1,7 @@
 /**
  * Email (RFC 822 / MIME) with mailparser: headers, the text body (or the HTML body as text), the
- * attachment list, and the text of attached documents, one level deeper.
+ * attachment list, and the text of attached documents, one level deeper. A message is recognised
+ * by its whole header block (as mail servers save it, trace headers first), not by a first line.
  */
 import { simpleParser } from "mailparser";
 import type { Extracted, ExtractLimits } from "../result.ts";
@@ -66,4 +67,71 @@ export async function extractEmail(
     created: mail.date ? mail.date.toISOString() : null,
     extra: { mail: headers },
   };
+}
+
+/** How far the header block is read: delivery and filter headers can fill tens of kilobytes. */
+const HEADER_SCAN_BYTES = 256 * 1024;
+const MAX_HEADER_FIELDS = 500;
+/** RFC 5322 field name (printable ASCII but colon), then the colon. */
+const FIELD = /^([\x21-\x39\x3b-\x7e]+)[ \t]*:/;
+/** Fields only a message carries (HTTP has Date, Server, Content-Type but none of these). */
+const AUTHOR_FIELDS = new Set([
+  "from",
+  "to",
+  "cc",
+  "subject",
+  "message-id",
+  "sender",
+  "in-reply-to",
+  "references",
+]);
+const MESSAGE_FIELDS = new Set([
+  ...AUTHOR_FIELDS,
+  "date",
+  "mime-version",
+  "return-path",
+  "received",
+  "delivered-to",
+  "reply-to",
+]);
+
+/**
+ * An RFC 5322 message: from the first line (after an mbox `From ` envelope line), an unbroken run
+ * of `Name: value` fields and folded continuations that ends at a blank line or the end of the
+ * file, with at least two message fields, one of them an author field.
+ */
+export function looksLikeEmail(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, HEADER_SCAN_BYTES).toString("latin1");
+  const seen = new Set<string>();
+  let fields = 0;
+  let first = true;
+  for (const line of lines(head)) {
+    const envelope = first && /^From \S/.test(line);
+    first = false;
+    if (envelope) continue;
+    if (line === "" || fields > MAX_HEADER_FIELDS) return isMessage(seen);
+    if (/^[ \t]/.test(line)) {
+      if (fields === 0) return false;
+      continue;
+    }
+    const name = FIELD.exec(line)?.[1]?.toLowerCase();
+    if (!name) return false;
+    fields++;
+    if (MESSAGE_FIELDS.has(name)) seen.add(name);
+  }
+  // The window ended inside the header block: a message only if the file ended there too.
+  return bytes.length <= HEADER_SCAN_BYTES && isMessage(seen);
+}
+
+const isMessage = (seen: Set<string>) => seen.size >= 2 && [...seen].some((f) => AUTHOR_FIELDS.has(f));
+
+/** Lines one at a time (CRLF or LF), so a large text without headers stops at its first line. */
+function* lines(text: string): Generator<string> {
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf("\n", start);
+    const stop = end === -1 ? text.length : end;
+    yield text.slice(start, stop > start && text[stop - 1] === "\r" ? stop - 1 : stop);
+    start = stop + 1;
+  }
 }

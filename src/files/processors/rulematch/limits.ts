@@ -1,0 +1,270 @@
+/**
+ * Bounds a YARA source before YARA-X sees it: one linear pass over the text (skipping strings,
+ * comments, regexes and hex patterns as tokens) counts nesting, rules, strings and imports.
+ * Nesting counts brackets plus chains of unary operators (`not not …`, `- - …`): both recurse in
+ * the compiler, whose WebAssembly stack overflows into its own memory long before V8 notices.
+ */
+
+export interface RuleLimits {
+  maxBytes: number;
+  maxDepth: number;
+  maxRules: number;
+  maxStrings: number;
+  maxPatternBytes: number;
+  maxAlternatives: number;
+  /** Modules a rule may import. */
+  modules: ReadonlySet<string>;
+}
+
+export interface RuleRefusal {
+  code: "rules_too_large" | "rules_too_complex" | "module_not_allowed";
+  detail: string;
+}
+
+type Prev = "operand" | "operator" | "assign" | "matches" | "import";
+
+// Character classes by code (the scan runs on the event loop: no regex or string per character).
+const WORD_CHARS = new Uint8Array(128);
+for (const ch of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+  WORD_CHARS[ch.charCodeAt(0)] = 1;
+const isWord = (code: number) => code < 128 && WORD_CHARS[code] === 1;
+const isDigit = (code: number) => code >= 48 && code <= 57;
+const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
+const isWordStart = (code: number) =>
+  (isWord(code) && !isDigit(code)) || "$#@!".includes(String.fromCharCode(code));
+const UNARY_WORDS = new Set(["not", "defined"]);
+
+class Refused extends Error {
+  readonly refusal: RuleRefusal;
+  constructor(refusal: RuleRefusal) {
+    super(refusal.detail);
+    this.refusal = refusal;
+  }
+}
+
+const tooComplex = (detail: string) => new Refused({ code: "rules_too_complex", detail });
+
+/** Where `index` is, as "line N" for messages. */
+function lineOf(source: string, index: number): string {
+  let line = 1;
+  for (let i = 0; i < index; i++) if (source.charCodeAt(i) === 10) line++;
+  return `line ${line}`;
+}
+
+/** Reads a literal ending at an unescaped `close`; returns the index after it. */
+function skipDelimited(source: string, start: number, close: string): number {
+  let i = start;
+  while (i < source.length) {
+    const ch = source[i];
+    if (ch === "\\") i += 2;
+    else if (ch === close) return i + 1;
+    else if (ch === "\n" && close !== "}") return i;
+    else i++;
+  }
+  return i;
+}
+
+/** Checks one regex or hex pattern body (`source[start, end)`): length, alternatives and group nesting. */
+function checkPattern(source: string, start: number, end: number, limits: RuleLimits): void {
+  const body = source.slice(start, end);
+  const at = () => lineOf(source, start);
+  if (body.length > limits.maxPatternBytes) {
+    throw tooComplex(
+      `A pattern at ${at()} is ${body.length} bytes long; the limit is ${limits.maxPatternBytes} (RULES_MAX_PATTERN_BYTES).`,
+    );
+  }
+  let alternatives = 0;
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i];
+    if (ch === "\\") i++;
+    else if (inClass) inClass = ch !== "]";
+    else if (ch === "[")
+      inClass = true; // a hex jump `[2-4]` is skipped the same way
+    else if (ch === "|") alternatives++;
+    else if (ch === "(") depth++;
+    else if (ch === ")") depth--;
+    if (depth > limits.maxDepth) {
+      throw tooComplex(`A pattern at ${at()} nests groups deeper than ${limits.maxDepth} (RULES_MAX_DEPTH).`);
+    }
+  }
+  if (alternatives > limits.maxAlternatives) {
+    throw tooComplex(
+      `A pattern at ${at()} has ${alternatives} alternatives; the limit is ${limits.maxAlternatives} (RULES_MAX_ALTERNATIVES).`,
+    );
+  }
+}
+
+/** The scanner's running counts. */
+class Counts {
+  depth = 0;
+  unaryRun = 0;
+  rules = 0;
+  strings = 0;
+  prev: Prev = "operator";
+  private readonly source: string;
+  private readonly limits: RuleLimits;
+  constructor(source: string, limits: RuleLimits) {
+    this.source = source;
+    this.limits = limits;
+  }
+
+  nest(index: number): void {
+    if (this.depth + this.unaryRun > this.limits.maxDepth) {
+      throw tooComplex(
+        `The rules nest deeper than ${this.limits.maxDepth} levels at ${lineOf(this.source, index)} (RULES_MAX_DEPTH).`,
+      );
+    }
+  }
+
+  operand(): void {
+    this.prev = "operand";
+    this.unaryRun = 0;
+  }
+
+  /** The word `source[start, end)`: only keywords (7 characters at most) and `$name` are looked at. */
+  word(start: number, end: number): void {
+    if (this.source.charCodeAt(start) === 36 /* $ */) {
+      if (isDefinition(this.source, end) && ++this.strings > this.limits.maxStrings) {
+        throw tooComplex(`More than ${this.limits.maxStrings} strings (RULES_MAX_STRINGS).`);
+      }
+      this.operand();
+      return;
+    }
+    if (end - start > 7) {
+      this.operand();
+      return;
+    }
+    const word = this.source.slice(start, end);
+    if (word === "rule" && ++this.rules > this.limits.maxRules) {
+      throw tooComplex(`More than ${this.limits.maxRules} rules (RULES_MAX_RULES).`);
+    }
+    if (UNARY_WORDS.has(word)) {
+      this.unaryRun++;
+      this.prev = "operator";
+    } else if (word === "import" || word === "matches") {
+      this.prev = word;
+      this.unaryRun = 0;
+    } else this.operand();
+  }
+}
+
+/** `$name =` (a string definition), not `$name ==`. */
+function isDefinition(source: string, from: number): boolean {
+  let i = from;
+  while (isSpace(source.charCodeAt(i))) i++;
+  return source[i] === "=" && source[i + 1] !== "=";
+}
+
+/** Scans the source; throws Refused at the first bound passed. */
+function scan(source: string, limits: RuleLimits): void {
+  const c = new Counts(source, limits);
+  let i = 0;
+  while (i < source.length) {
+    const code = source.charCodeAt(i);
+    if (isSpace(code)) {
+      i++;
+      continue;
+    }
+    const ch = source[i] ?? "";
+    const next = source[i + 1];
+    if (ch === "/" && next === "/") i = skipLineComment(source, i);
+    else if (ch === "/" && next === "*") i = skipBlockComment(source, i);
+    else if (ch === '"') i = literal(source, i, c, limits);
+    else if (ch === "/" && (c.prev === "assign" || c.prev === "matches")) {
+      const end = skipDelimited(source, i + 1, "/");
+      checkPattern(source, i + 1, end - 1, limits);
+      i = end;
+      while (i < source.length && isWord(source.charCodeAt(i))) i++; // flags: /…/is
+      c.operand();
+    } else if (ch === "{" && c.prev === "assign") {
+      const end = skipDelimited(source, i + 1, "}");
+      checkPattern(source, i + 1, end - 1, limits);
+      i = end;
+      c.operand();
+    } else if (ch === "(" || ch === "[" || ch === "{") {
+      c.depth++;
+      c.nest(i);
+      c.prev = "operator";
+      i++;
+    } else if (ch === ")" || ch === "]" || ch === "}") {
+      c.depth = Math.max(0, c.depth - 1);
+      c.operand();
+      i++;
+    } else if (isWordStart(code) && !(ch === "!" && next === "=")) {
+      let end = i + 1;
+      while (end < source.length && isWord(source.charCodeAt(end))) end++;
+      c.word(i, end);
+      c.nest(i);
+      i = end;
+    } else if ((ch === "-" || ch === "~") && c.prev !== "operand") {
+      c.unaryRun++;
+      c.nest(i);
+      i++;
+    } else i = operator(source, i, c);
+  }
+}
+
+function operator(source: string, i: number, c: Counts): number {
+  const ch = source[i];
+  const pair = source.slice(i, i + 2);
+  if (ch === "=" && !["==", "=~"].includes(pair) && !"=!<>".includes(source[i - 1] ?? "")) {
+    c.prev = "assign";
+    c.unaryRun = 0;
+    return i + 1;
+  }
+  if (isDigit(source.charCodeAt(i))) {
+    // Numbers, including 0x1F, 10KB, 1.5: one operand.
+    let end = i + 1;
+    while (end < source.length && (isWord(source.charCodeAt(end)) || source[end] === ".")) end++;
+    c.operand();
+    return end;
+  }
+  c.prev = "operator";
+  c.unaryRun = 0;
+  return i + 1;
+}
+
+function literal(source: string, i: number, c: Counts, limits: RuleLimits): number {
+  const end = skipDelimited(source, i + 1, '"');
+  if (c.prev === "import") {
+    const name = source.slice(i + 1, end - 1);
+    if (!limits.modules.has(name)) {
+      throw new Refused({
+        code: "module_not_allowed",
+        detail: `The module "${name}" is not allowed here; allowed: ${[...limits.modules].join(", ") || "none"} (RULES_MODULES).`,
+      });
+    }
+  }
+  c.operand();
+  return end;
+}
+
+function skipLineComment(source: string, i: number): number {
+  const end = source.indexOf("\n", i);
+  return end === -1 ? source.length : end + 1;
+}
+
+function skipBlockComment(source: string, i: number): number {
+  const end = source.indexOf("*/", i + 2);
+  return end === -1 ? source.length : end + 2;
+}
+
+/** The first bound the source passes, or undefined when it may be compiled. Linear in its length. */
+export function checkRules(source: string, limits: RuleLimits): RuleRefusal | undefined {
+  const bytes = Buffer.byteLength(source);
+  if (bytes > limits.maxBytes) {
+    return {
+      code: "rules_too_large",
+      detail: `The rules are ${bytes} bytes; the limit is ${limits.maxBytes} (RULES_MAX_BYTES).`,
+    };
+  }
+  try {
+    scan(source, limits);
+    return undefined;
+  } catch (err) {
+    if (err instanceof Refused) return err.refusal;
+    throw err;
+  }
+}

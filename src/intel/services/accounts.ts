@@ -1,0 +1,79 @@
+/**
+ * Accounts: the rules about users, their passwords and API keys, in one place for the three
+ * doors (API, admin panel, CLI). A deactivation or a password reset ends the user's panel sessions;
+ * nobody deactivates themselves; a password left empty is generated and returned once.
+ */
+import type { Kysely } from "kysely";
+import {
+  AccountError,
+  createToken,
+  createUser,
+  findUser,
+  getUser,
+  listTokens,
+  listUsers,
+  revokeToken,
+  setPassword,
+  setUserActive,
+  type UserRow,
+} from "../store/accounts.ts";
+import type { Database } from "../store/schema.ts";
+import { closeUserSessions } from "../store/sessions.ts";
+import { randomHex } from "../store/settings.ts";
+
+export type { TokenSummary, UserSummary } from "../store/accounts.ts";
+export { AccountError, type UserRow };
+
+type Db = Kysely<Database>;
+
+/**
+ * The password the caller gave (checked by the account rules, even when empty), or, when none was
+ * given, one made for them (then `generated` carries it, to show once).
+ */
+function passwordOrGenerated(given: string | undefined): { password: string; generated?: string } {
+  if (given !== undefined) return { password: given };
+  const made = randomHex(12)();
+  return { password: made, generated: made };
+}
+
+export async function createAccount(
+  db: Db,
+  input: { username: string; password?: string; admin: boolean },
+): Promise<{ user: UserRow; generatedPassword?: string }> {
+  const { password, generated } = passwordOrGenerated(input.password);
+  const user = await createUser(db, input.username, password, input.admin);
+  return { user, ...(generated ? { generatedPassword: generated } : {}) };
+}
+
+/** Turns a user on or off; off also ends their panel sessions (their keys stop at once by the auth check). */
+export async function setAccountActive(db: Db, actorId: number, userId: number, active: boolean) {
+  if (!active && actorId === userId) throw new AccountError("You cannot deactivate yourself.");
+  await setUserActive(db, userId, active);
+  if (!active) await closeUserSessions(db, userId);
+}
+
+/** Sets (or generates) a new password and ends the user's panel sessions. */
+export async function resetPassword(
+  db: Db,
+  userId: number,
+  given?: string,
+): Promise<{ generatedPassword?: string }> {
+  const { password, generated } = passwordOrGenerated(given);
+  await setPassword(db, userId, password);
+  await closeUserSessions(db, userId);
+  return generated ? { generatedPassword: generated } : {};
+}
+
+/** A new API key for a user named by username (the CLI) or id (the panel); the key is shown once. */
+export async function issueApiKey(db: Db, who: { username: string } | { id: number }) {
+  const user = "id" in who ? await getUser(db, who.id) : await findUser(db, who.username);
+  if (!user) throw new AccountError("id" in who ? `No user #${who.id}.` : `No user "${who.username}".`);
+  return { user, ...(await createToken(db, user.id)) };
+}
+
+export const accounts = {
+  list: (db: Db) => listUsers(db),
+  get: (db: Db, id: number) => getUser(db, id),
+  keys: (db: Db, userId: number) => listTokens(db, userId),
+  revokeKey: (db: Db, userId: number, keyId: number) => revokeToken(db, userId, keyId),
+};

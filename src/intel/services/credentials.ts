@@ -1,0 +1,97 @@
+/**
+ * Vendor credentials: one validation, one masking rule and one meaning of "configured" for the
+ * panel, the CLI and the API. A set holds exactly the fields its connector names; a `url` field is
+ * an http(s) address and is shown whole, every other field is a secret shown by 4 characters.
+ */
+import type { Kysely } from "kysely";
+import type { IntelConfig } from "../config.ts";
+import type { Connector, Credentials } from "../connectors/types.ts";
+import { checkCredentials } from "../domain/fanout.ts";
+import {
+  addCredentials,
+  configuredVendors,
+  listCredentials,
+  removeCredentials,
+} from "../store/credentials.ts";
+import type { Database } from "../store/schema.ts";
+
+type Db = Kysely<Database>;
+
+export class CredentialsError extends Error {}
+
+/** Why these fields cannot be a credential set of this connector, or undefined when they can. */
+export function credentialProblem(connector: Connector, fields: Credentials): string | undefined {
+  const wanted = connector.credentialFields;
+  const missing = wanted.filter((f) => !fields[f]);
+  if (missing.length > 0) return `${connector.vendor} needs ${missing.join(", ")}.`;
+  const unknown = Object.keys(fields).filter((f) => !wanted.includes(f));
+  if (unknown.length > 0)
+    return `${connector.vendor} takes ${wanted.join(", ") || "no credentials"}, not ${unknown.join(", ")}.`;
+  if (fields.url !== undefined && !/^https?:\/\/[^\s/]+/i.test(fields.url))
+    return "url must be an http(s) address.";
+  return undefined;
+}
+
+export async function addCredentialSet(db: Db, connector: Connector, fields: Credentials): Promise<number> {
+  const problem = credentialProblem(connector, fields);
+  if (problem) throw new CredentialsError(problem);
+  return addCredentials(db, connector.id, fields);
+}
+
+/** Addresses are shown whole; secrets by their first 4 characters. */
+export function maskCredentials(fields: Credentials): Credentials {
+  return Object.fromEntries(
+    Object.entries(fields).map(([k, v]) => [k, k === "url" ? v : `${v.slice(0, 4)}…`]),
+  );
+}
+
+export interface CredentialSetView {
+  id: number;
+  vendor: string;
+  masked: Credentials;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** Every set (of one vendor, when named), secrets masked. */
+export async function listCredentialSets(db: Db, vendor?: string): Promise<CredentialSetView[]> {
+  return (await listCredentials(db, vendor)).map((s) => ({
+    id: s.id,
+    vendor: s.vendor,
+    masked: maskCredentials(s.fields),
+    created_at: s.created_at,
+    last_used_at: s.last_used_at,
+  }));
+}
+
+/** The fields of one set, unmasked: only to test them against the vendor. */
+export async function credentialSetFields(db: Db, vendor: string, id: number) {
+  return (await listCredentials(db, vendor)).find((s) => s.id === id)?.fields;
+}
+
+export const removeCredentialSet = (db: Db, id: number): Promise<boolean> => removeCredentials(db, id);
+
+/** A connector can be asked when it needs no key or has at least one credential set. */
+export function isUsable(connector: Connector, vendorsWithSets: Set<string>): boolean {
+  return connector.credentialFields.length === 0 || vendorsWithSets.has(connector.id);
+}
+
+/** The connectors that can be asked now. */
+export async function usableConnectors(db: Db, connectors: Connector[]): Promise<Connector[]> {
+  const withSets = await configuredVendors(db);
+  return connectors.filter((c) => isUsable(c, withSets));
+}
+
+/** One harmless call with these credentials, no retries: an answer in seconds saying what the vendor said. */
+export async function testCredentials(
+  connector: Connector,
+  fields: Credentials,
+  config: IntelConfig,
+): Promise<{ ok: boolean; text: string }> {
+  const outcome = await checkCredentials(connector, fields, { ...config, vendorRetries: 0 });
+  const verdict = outcome.ok ? "passed" : "failed";
+  return {
+    ok: outcome.ok,
+    text: `${connector.vendor} test ${verdict} in ${outcome.ms} ms: ${outcome.message}`,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The intel services, opened once per process and handed to every door (API routes, admin panel,
+ * CLI, worker): the store, the job queue, the lookups, the enabled connectors and the settings.
+ */
+
+import type { Logger } from "../../common/logger.ts";
+import { ConfigError } from "../../common/settings.ts";
+import type { IntelConfig } from "../config.ts";
+import { CONNECTORS } from "../connectors/registry.ts";
+import type { Connector } from "../connectors/types.ts";
+import { createLookups, type Lookups } from "../domain/requests.ts";
+import { SUPER_TYPES } from "../domain/taxonomy.ts";
+import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
+import { openStore, type Store } from "../store/db.ts";
+import { scheduleRetention } from "../store/retention.ts";
+import { getOrCreateSetting, randomHex } from "../store/settings.ts";
+
+export interface IntelServices {
+  store: Store;
+  queue: JobQueue;
+  lookups: Lookups;
+  connectors: Connector[];
+  config: IntelConfig;
+  /** The admin panel's path (ADMIN_PATH, or a random one made once and kept). */
+  adminPath: string;
+  /** Signs the admin panel's cookies (SECRET_KEY, or a random one made once and kept). */
+  secretKey: string;
+  /** Stops background work started for these services (the retention schedule) on close. */
+  onClose: Array<() => void>;
+  close(): Promise<void>;
+}
+
+/** The connectors INTEL_CONNECTORS enables ("all", or a list of ids); an unknown id is a configuration error. */
+export function enabledConnectors(setting: string, available: Connector[] = CONNECTORS): Connector[] {
+  if (setting.trim().toLowerCase() === "all") return available;
+  const ids = setting
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  const unknown = ids.filter((id) => !available.some((c) => c.id === id));
+  if (unknown.length > 0) {
+    const known = available.map((c) => c.id).join(", ");
+    throw new ConfigError([
+      `INTEL_CONNECTORS names unknown connectors: ${unknown.join(", ")} (known: ${known})`,
+    ]);
+  }
+  return available.filter((c) => ids.includes(c.id));
+}
+
+export async function openIntelServices(
+  config: IntelConfig,
+  connectors: Connector[] = enabledConnectors(config.connectors),
+): Promise<IntelServices> {
+  const store = await openStore(config.databaseUrl, { waitMs: config.databaseWaitMs, taxonomy: SUPER_TYPES });
+  const queue = createJobQueue(store.db, {
+    leaseMs: config.jobLeaseMs,
+    concurrency: config.workerConcurrency,
+  });
+  const lookups = createLookups({ store, queue, config, connectors });
+  const adminPath =
+    config.adminPath?.replace(/^\/+|\/+$/g, "") ??
+    (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
+  const secretKey = config.secretKey ?? (await getOrCreateSetting(store.db, "secret_key", randomHex(32)));
+  const onClose: Array<() => void> = [];
+  return {
+    store,
+    queue,
+    lookups,
+    connectors,
+    config,
+    adminPath,
+    secretKey,
+    onClose,
+    close: async () => {
+      for (const stop of onClose) stop();
+      await queue.stop();
+      await store.close();
+    },
+  };
+}
+
+/** Starts processing lookups in this process, and the retention sweep on its schedule. */
+export function startWorker(services: IntelServices, logger?: Logger): void {
+  services.queue.start((id) => services.lookups.processRequest(id));
+  const { retentionDays, retentionSweepMinutes } = services.config;
+  if (retentionDays > 0) {
+    const stop = scheduleRetention(services.store.db, retentionDays, retentionSweepMinutes, logger);
+    services.onClose.push(stop);
+  }
+}

@@ -1,0 +1,118 @@
+/** The account and credential rules every door (API, panel, CLI) shares, on SQLite and PostgreSQL. */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { connectorById } from "../../../src/intel/connectors/registry.ts";
+import {
+  AccountError,
+  createAccount,
+  issueApiKey,
+  resetPassword,
+  setAccountActive,
+} from "../../../src/intel/services/accounts.ts";
+import {
+  addCredentialSet,
+  CredentialsError,
+  credentialProblem,
+  listCredentialSets,
+  usableConnectors,
+} from "../../../src/intel/services/credentials.ts";
+import { authenticateKey, checkPassword } from "../../../src/intel/store/accounts.ts";
+import { openStore, type Store } from "../../../src/intel/store/db.ts";
+import { openSession, readSession } from "../../../src/intel/store/sessions.ts";
+import { type DbKind, freshDatabase, postgresSkipReason } from "../../helpers/intel-server.ts";
+
+const vt = connectorById("virustotal")!;
+const misp = connectorById("misp")!;
+const hashlookup = connectorById("hashlookup")!;
+
+describe("credential rules", () => {
+  it("names missing fields, unknown fields and a url that is not http(s)", () => {
+    assert.equal(credentialProblem(vt, {}), "VirusTotal needs api_key.");
+    assert.match(credentialProblem(vt, { api_key: "k", apikey: "x" }) ?? "", /takes api_key, not apikey/);
+    assert.equal(
+      credentialProblem(misp, { api_key: "k", url: "ftp://m" }),
+      "url must be an http(s) address.",
+    );
+    assert.equal(credentialProblem(misp, { api_key: "k", url: "https://misp.example.org" }), undefined);
+    assert.match(credentialProblem(hashlookup, { api_key: "k" }) ?? "", /takes no credentials/);
+  });
+});
+
+for (const kind of ["sqlite", "postgres"] as DbKind[]) {
+  describe(`account and credential services on ${kind}`, {
+    skip: kind === "postgres" ? await postgresSkipReason() : false,
+  }, () => {
+    let store: Store;
+    let drop: () => Promise<void>;
+    before(async () => {
+      const fresh = await freshDatabase(kind);
+      drop = fresh.drop;
+      store = await openStore(fresh.url);
+    });
+    after(async () => {
+      await store?.close();
+      await drop?.();
+    });
+
+    it("generates a password only when none is given, and checks a given one", async () => {
+      const made = await createAccount(store.db, { username: "gen", admin: false });
+      assert.ok(made.generatedPassword && made.generatedPassword.length >= 16);
+      assert.ok(await checkPassword(store.db, "gen", made.generatedPassword));
+      const given = await createAccount(store.db, {
+        username: "given",
+        password: "long enough",
+        admin: true,
+      });
+      assert.equal(given.generatedPassword, undefined);
+      await assert.rejects(
+        createAccount(store.db, { username: "empty", password: "", admin: false }),
+        AccountError,
+      );
+    });
+
+    it("refuses self-deactivation; deactivation and password resets end panel sessions", async () => {
+      const { user: admin } = await createAccount(store.db, {
+        username: "boss",
+        password: "password1",
+        admin: true,
+      });
+      await assert.rejects(
+        setAccountActive(store.db, admin.id, admin.id, false),
+        /cannot deactivate yourself/,
+      );
+      const session = await openSession(store.db, admin.id, 60_000);
+      await resetPassword(store.db, admin.id, "password2");
+      assert.equal(await readSession(store.db, session.id), undefined);
+      const again = await openSession(store.db, admin.id, 60_000);
+      const { user: other } = await createAccount(store.db, {
+        username: "other",
+        password: "password1",
+        admin: true,
+      });
+      await setAccountActive(store.db, other.id, admin.id, false);
+      assert.equal(await readSession(store.db, again.id), undefined);
+    });
+
+    it("issues keys by username or id, and names the user that does not exist", async () => {
+      const { key } = await issueApiKey(store.db, { username: "given" });
+      assert.equal((await authenticateKey(store.db, key))?.username, "given");
+      await assert.rejects(issueApiKey(store.db, { username: "nobody" }), /No user "nobody"/);
+      await assert.rejects(issueApiKey(store.db, { id: 99_999 }), /No user #99999/);
+    });
+
+    it("stores only valid sets, lists them masked, and counts a vendor as usable once it has one", async () => {
+      await assert.rejects(addCredentialSet(store.db, vt, { api_key: "" }), CredentialsError);
+      assert.deepEqual(
+        (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
+        ["hashlookup"],
+      );
+      await addCredentialSet(store.db, vt, { api_key: "secret-key-123" });
+      const [set] = await listCredentialSets(store.db, "virustotal");
+      assert.deepEqual(set?.masked, { api_key: "secr…" });
+      assert.deepEqual(
+        (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
+        ["virustotal", "hashlookup"],
+      );
+    });
+  });
+}
