@@ -22,16 +22,28 @@ export const filesSettings = {
   maxImagePixels: integer(
     "MAX_IMAGE_PIXELS",
     100_000_000,
-    "Largest image accepted by the thumbnail converter, input and output, in pixels.",
+    "Largest image the thumbnail converter decodes, in pixels (checked from the header, before decoding).",
     { min: 1 },
   ),
   maxThumbnailSide: integer("MAX_THUMBNAIL_SIDE", 10_000, "Largest thumbnail width or height, in pixels.", {
     min: 1,
   }),
+  maxThumbnailPixels: integer(
+    "MAX_THUMBNAIL_PIXELS",
+    16_777_216,
+    "Largest thumbnail (the output), in pixels: a tiny image asked for a huge box is refused.",
+    { min: 1 },
+  ),
+  thumbnailTimeoutMs: integer(
+    "THUMBNAIL_TIMEOUT_MS",
+    30_000,
+    "Time limit of one thumbnail (decode, resize, encode), in ms; libvips work is stopped in whole seconds.",
+    { min: 1 },
+  ),
   thumbnailConcurrency: integer(
     "THUMBNAIL_CONCURRENCY",
     os.availableParallelism(),
-    "Thumbnails decoded at once; more requests wait in line (bounds memory under bursts).",
+    "Thumbnails decoded at once, each in a child process; more requests wait in line (bounds memory under bursts).",
     { min: 1, max: 256, documentedDefault: "number of CPU cores" },
   ),
   yaraWorkers: integer("YARA_WORKERS", os.availableParallelism(), "Worker threads running YARA scans.", {
@@ -42,7 +54,7 @@ export const filesSettings = {
   workerIdleMs: integer(
     "WORKER_IDLE_MS",
     60_000,
-    "How long an idle YARA or extraction worker thread lives before it is stopped.",
+    "How long an idle YARA or extraction worker thread, or thumbnail process, lives before it is stopped.",
     { min: 100 },
   ),
   workerMinThreads: integer(

@@ -14,7 +14,8 @@ import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";
 import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
-import { makeThumbnail, sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
+import { sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
+import { createThumbnailPool } from "./converters/thumbnail-pool.ts";
 import { addAnalyzerComponents, addSharedComponents, nameOtherOperations } from "./openapi-names.ts";
 import { mandolinAliases } from "./processors/mandolin.ts";
 import {
@@ -195,6 +196,15 @@ function failedResult(processor: Processor, failure: ProcessorFailure) {
 
 function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits): void {
   const decodeSlot = pLimit(config.thumbnailConcurrency);
+  const thumbnails = createThumbnailPool({
+    limits: {
+      maxImagePixels: config.maxImagePixels,
+      maxOutputPixels: config.maxThumbnailPixels,
+      timeoutMs: config.thumbnailTimeoutMs,
+    },
+    idleMs: config.workerIdleMs,
+  });
+  app.addHook("onClose", thumbnails.close);
   app.post(
     "/converter/thumbnail",
     {
@@ -213,9 +223,7 @@ function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits):
     },
     async (req, reply) => {
       const upload = await receiveUpload(req, limits, { hash: false });
-      const png = await decodeSlot(() =>
-        makeThumbnail(upload.file.path, req.query, { maxImagePixels: config.maxImagePixels }),
-      );
+      const png = await decodeSlot(() => thumbnails.run(upload.file.path, req.query));
       return reply.type("image/png").send(png);
     },
   );

@@ -49,6 +49,34 @@ describe("POST /converter/thumbnail", () => {
     assert.deepEqual(await pixelAt(half, 0, 0), [0, 255, 0, 128]);
   });
 
+  it("pads grey and grey+alpha images (8 and 16 bit) with the colour asked, not a grey of it", async () => {
+    for (const [space, depth] of [
+      ["b-w", "uchar"],
+      ["grey16", "ushort"],
+    ] as const) {
+      for (const channels of [3, 4] as const) {
+        const background = { r: 90, g: 90, b: 90, alpha: channels === 4 ? 0.5 : 1 };
+        const grey = await solid(100, 50, background, channels).toColourspace(space).png().toBuffer();
+        const meta = await sharp(grey).metadata();
+        assert.deepEqual([meta.depth, meta.channels], [depth, channels - 2], `a real ${space} PNG`);
+        const label = `${space}, ${meta.channels} channel(s)`;
+        for (const [color, expected] of [
+          ["#ff8000", [255, 128, 0, 255]],
+          ["rgba(0, 128, 255, 0.5)", [0, 128, 255, 128]],
+          ["#808080", [128, 128, 128, 255]],
+        ] as const) {
+          const png = await okPng(
+            await thumb(grey, `width=100&height=100&color=${encodeURIComponent(color)}`),
+          );
+          assert.deepEqual(await pixelAt(png, 0, 0), expected, `${label}: padding for ${color}`);
+          assert.deepEqual(await pixelAt(png, 99, 99), expected, `${label}: opposite padding for ${color}`);
+          const inside = await pixelAt(png, 50, 50);
+          assert.deepEqual(inside, [90, 90, 90, channels === 4 ? 128 : 255], `${label}: the image itself`);
+        }
+      }
+    }
+  });
+
   it("gives Pillow's exact sizes for every strategy", async () => {
     const image = await solid(400, 200).png().toBuffer();
     const cases: Array<[string, number, number]> = [

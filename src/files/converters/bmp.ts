@@ -1,7 +1,7 @@
 /**
  * BMP input for thumbnails: libvips as shipped with sharp has no BMP loader, so BMP files are
- * decoded by bmp-ts into raw RGBA that sharp takes as is. The size is read from the header first
- * so that a huge BMP is refused before anything is decoded.
+ * decoded by bmp-ts into raw RGBA that sharp takes as is. The header is read here exactly as
+ * bmp-ts reads it (width unsigned, height signed), so the size checked is the size it allocates.
  */
 import { open } from "node:fs/promises";
 import { decode } from "bmp-ts";
@@ -9,34 +9,44 @@ import type { Size } from "./geometry.ts";
 
 /** The BITMAPFILEHEADER (14 bytes) plus the start of any DIB header: enough for the dimensions. */
 const HEADER_BYTES = 26;
+/** DIB header sizes bmp-ts decodes (BITMAPINFOHEADER and its V2–V5 successors). */
+const DECODABLE_DIB_SIZES = new Set([40, 52, 56, 108, 124]);
 
-export async function readBmpHeader(input: string | Buffer): Promise<Size | null> {
-  let head: Buffer;
-  if (typeof input === "string") {
-    const fh = await open(input, "r");
-    try {
-      head = Buffer.alloc(HEADER_BYTES);
-      const { bytesRead } = await fh.read(head, 0, HEADER_BYTES, 0);
-      head = head.subarray(0, bytesRead);
-    } finally {
-      await fh.close();
-    }
-  } else {
-    head = input.subarray(0, HEADER_BYTES);
-  }
+export type BmpHeader = { kind: "bmp"; size: Size } | { kind: "undecodable"; reason: string } | null;
+
+/** The dimensions bmp-ts will decode, or null when the bytes are not a BMP at all. */
+export async function readBmpHeader(input: string | Buffer): Promise<BmpHeader> {
+  const head = typeof input === "string" ? await readHead(input) : input.subarray(0, HEADER_BYTES);
   if (head.length < HEADER_BYTES || head.toString("latin1", 0, 2) !== "BM") return null;
   const dibSize = head.readUInt32LE(14);
-  if (dibSize === 12) return { width: head.readUInt16LE(18), height: head.readUInt16LE(20) }; // OS/2 BITMAPCOREHEADER
-  return { width: Math.abs(head.readInt32LE(18)), height: Math.abs(head.readInt32LE(22)) };
+  if (!DECODABLE_DIB_SIZES.has(dibSize)) {
+    return {
+      kind: "undecodable",
+      reason: `BMP header of ${dibSize} bytes (OS/2 or unknown) is not supported`,
+    };
+  }
+  // bmp-ts: width = readUInt32LE, height = readUInt32LE reinterpreted as int32, negated when negative.
+  return { kind: "bmp", size: { width: head.readUInt32LE(18), height: Math.abs(head.readInt32LE(22)) } };
+}
+
+async function readHead(file: string): Promise<Buffer> {
+  const fh = await open(file, "r");
+  try {
+    const head = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await fh.read(head, 0, HEADER_BYTES, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
 }
 
 export interface RawImage {
-  data: Buffer;
+  data: Uint8Array;
   width: number;
   height: number;
 }
 
-/** Decodes a whole BMP to RGBA. Throws on malformed data. */
+/** Decodes a whole BMP to RGBA (CPU-bound: run it in a worker thread). Throws on malformed data. */
 export function decodeBmp(bytes: Buffer): RawImage {
   const bmp = decode(bytes, { toRGBA: true });
   if (bmp.data.length < bmp.width * bmp.height * 4) throw new Error("truncated BMP pixel data");

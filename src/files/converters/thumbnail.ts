@@ -1,15 +1,20 @@
 /**
  * Image thumbnails with sharp (libvips): EXIF orientation first, first frame of animations,
  * Pillow ImageOps strategies, PNG out. Pixel limits are checked from the header before decoding,
- * so a decompression bomb is refused in milliseconds.
+ * so a decompression bomb is refused in milliseconds. The service calls this in a child process
+ * (thumbnail-pool.ts), where a decoder that hangs or crashes costs one request.
  */
 import { readFile } from "node:fs/promises";
 import colorString from "color-string";
-import sharp, { type Metadata } from "sharp";
+import sharp, { type Metadata, type Sharp } from "sharp";
 import { Type } from "typebox";
-import { badRequest, errorMessage, HttpError } from "../../common/errors.ts";
-import { decodeBmp, type RawImage, readBmpHeader } from "./bmp.ts";
+import { badRequest, HttpError } from "../../common/errors.ts";
+import { readBmpHeader } from "./bmp.ts";
+import { decodeBmpInWorker } from "./bmp-decoder.ts";
 import { containSize, outputSize, padOffsets, type Size, STRATEGIES, type Strategy } from "./geometry.ts";
+import { checkDimensions, type ThumbnailLimits, thumbnailTimeout } from "./limits.ts";
+
+export type { ThumbnailLimits } from "./limits.ts";
 
 export interface ThumbnailRequest {
   width: number;
@@ -17,10 +22,6 @@ export interface ThumbnailRequest {
   strategy: Strategy;
   /** CSS colour of the padding; transparent when absent. */
   color?: string;
-}
-
-export interface ThumbnailLimits {
-  maxImagePixels: number;
 }
 
 interface Rgba {
@@ -78,49 +79,71 @@ export async function makeThumbnail(
   limits: ThumbnailLimits,
 ): Promise<Buffer> {
   const background = parseColor(req.color);
-  const decoded = await openImage(input, limits);
-  const image = decoded.size;
+  const timeoutMs = limits.timeoutMs ?? 0;
+  const started = performance.now();
+  const deadline = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : new AbortController().signal;
+  const decoded = await openImage(input, limits, deadline);
   const box = { width: req.width, height: req.height };
-  const out = outputSize(req.strategy, image, box);
-  if (out.width * out.height > limits.maxImagePixels) {
+  checkOutput(req.strategy, decoded.size, box, limits);
+  let pipeline = strategyPipeline(decoded, req.strategy, box, background);
+  if (timeoutMs > 0) {
+    // libvips counts whole seconds: the time left, rounded up, and at least one.
+    const left = timeoutMs - (performance.now() - started);
+    pipeline = pipeline.timeout({ seconds: Math.max(1, Math.ceil(left / 1000)) });
+  }
+  try {
+    return await pipeline.png({ compressionLevel: 6 }).toBuffer();
+  } catch (err) {
+    throw classifySharpError(err, timeoutMs);
+  }
+}
+
+function checkOutput(strategy: Strategy, image: Size, box: Size, limits: ThumbnailLimits): void {
+  const out = outputSize(strategy, image, box);
+  const maxOutput = Math.min(limits.maxOutputPixels ?? Number.POSITIVE_INFINITY, limits.maxImagePixels);
+  if (out.width * out.height > maxOutput) {
     throw badRequest(
       "output_too_large",
-      `A ${req.strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${limits.maxImagePixels} pixels.`,
+      `A ${strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${maxOutput} pixels (MAX_THUMBNAIL_PIXELS).`,
     );
   }
-  let pipeline = sharp(decoded.input, {
-    limitInputPixels: limits.maxImagePixels,
+}
+
+/** The sharp pipeline of a strategy: Pillow's ImageOps sizes, padding in the colour asked. */
+function strategyPipeline(decoded: OpenedImage, strategy: Strategy, box: Size, background: Rgba): Sharp {
+  const image = decoded.size;
+  const out = outputSize(strategy, image, box);
+  const pipeline = sharp(decoded.input, {
+    limitInputPixels: decoded.maxPixels,
     failOn: "error",
     sequentialRead: true,
     ...(decoded.raw ? { raw: decoded.raw } : {}),
   })
     .autoOrient()
     .ensureAlpha();
-  switch (req.strategy) {
+  switch (strategy) {
     case "contain":
     case "cover":
-      pipeline = pipeline.resize(out.width, out.height, { fit: "fill" });
-      break;
+      return pipeline.resize(out.width, out.height, { fit: "fill" });
     case "fit":
-      pipeline = pipeline.resize(out.width, out.height, { fit: "cover", position: "centre" });
-      break;
+      return pipeline.resize(out.width, out.height, { fit: "cover", position: "centre" });
     case "pad": {
       const inner = containSize(image, box);
       const { left, top } = padOffsets(inner, box);
-      pipeline = pipeline.resize(inner.width, inner.height, { fit: "fill" }).extend({
+      pipeline.resize(inner.width, inner.height, { fit: "fill" }).extend({
         left,
         top,
         right: box.width - inner.width - left,
         bottom: box.height - inner.height - top,
         background,
       });
-      break;
+      // libvips paints the padding in the image's own colour space: a grey image would get a
+      // grey derived from the colour. Work in RGB when the colour is not a grey.
+      if (decoded.grey && !isGrey(background)) {
+        pipeline.pipelineColourspace(decoded.grey === "grey16" ? "rgb16" : "srgb");
+      }
+      return pipeline;
     }
-  }
-  try {
-    return await pipeline.png({ compressionLevel: 6 }).toBuffer();
-  } catch (err) {
-    throw classifySharpError(err);
   }
 }
 
@@ -130,51 +153,51 @@ interface OpenedImage {
   raw?: { width: number; height: number; channels: 4 };
   /** Displayed size, after EXIF orientation. */
   size: Size;
+  /** The grey colour space of a greyscale image (8 or 16 bit), absent for colour images. */
+  grey?: "b-w" | "grey16";
+  /** The pixel limit libvips enforces again while decoding. */
+  maxPixels: number;
 }
 
+const isGrey = (c: Rgba) => c.r === c.g && c.g === c.b;
+
 /** Reads the image header, checks the pixel limit, and prepares the input sharp will decode. */
-async function openImage(input: string | Buffer, limits: ThumbnailLimits): Promise<OpenedImage> {
+async function openImage(
+  input: string | Buffer,
+  limits: ThumbnailLimits,
+  deadline: AbortSignal,
+): Promise<OpenedImage> {
   let meta: Metadata;
   try {
     meta = await readHeader(input);
   } catch (err) {
-    if (err instanceof HttpError && err.code === "unsupported_image") return openBmp(input, limits, err);
+    if (err instanceof HttpError && err.code === "unsupported_image") {
+      return openBmp(input, limits, err, deadline);
+    }
     throw err;
   }
   const size = orientedSize(meta);
-  checkPixels(size, limits);
+  checkDimensions(size, limits, meta.format ?? "image");
   // From bytes, librsvg has no base folder, so an SVG cannot pull in neighbouring files.
   const source = meta.format === "svg" && typeof input === "string" ? await readFile(input) : input;
-  return { input: source, size };
+  const grey = meta.space === "b-w" || meta.space === "grey16" ? meta.space : undefined;
+  return { input: source, size, maxPixels: limits.maxImagePixels, ...(grey ? { grey } : {}) };
 }
 
-/** libvips has no BMP loader: BMPs are decoded to raw pixels here; anything else stays unsupported. */
+/** libvips has no BMP loader: BMPs are decoded to raw pixels in a worker; anything else stays unsupported. */
 async function openBmp(
   input: string | Buffer,
   limits: ThumbnailLimits,
   unsupported: HttpError,
+  deadline: AbortSignal,
 ): Promise<OpenedImage> {
-  const size = await readBmpHeader(input);
-  if (!size) throw unsupported;
-  checkPixels(size, limits);
-  const bytes = typeof input === "string" ? await readFile(input) : input;
-  let pixels: RawImage;
-  try {
-    pixels = decodeBmp(bytes);
-  } catch (err) {
-    throw badRequest("corrupt_image", `The BMP image could not be decoded: ${errorMessage(err)}`);
-  }
-  return { input: pixels.data, raw: { width: pixels.width, height: pixels.height, channels: 4 }, size };
-}
-
-function checkPixels(image: Size, limits: ThumbnailLimits): void {
-  const pixels = image.width * image.height;
-  if (pixels > limits.maxImagePixels) {
-    throw badRequest(
-      "image_too_large",
-      `The image is ${image.width}×${image.height} (${pixels} pixels), above the limit of ${limits.maxImagePixels}.`,
-    );
-  }
+  const header = await readBmpHeader(input);
+  if (!header) throw unsupported;
+  if (header.kind === "undecodable") throw badRequest("unsupported_image", `${header.reason}.`);
+  checkDimensions(header.size, limits, "BMP");
+  const pixels = await decodeBmpInWorker(input, header.size, deadline, limits.timeoutMs ?? 0);
+  const raw = { ...header.size, channels: 4 } as const;
+  return { input: pixels, raw, size: header.size, maxPixels: limits.maxImagePixels };
 }
 
 async function readHeader(input: string | Buffer): Promise<Metadata> {
@@ -197,9 +220,10 @@ function orientedSize(meta: Metadata): Size {
   return swapped ? { width: height, height: width } : { width, height };
 }
 
-function classifySharpError(err: unknown): HttpError {
+function classifySharpError(err: unknown, timeoutMs = 0): HttpError {
   if (err instanceof HttpError) return err;
   const message = err instanceof Error ? err.message : String(err);
+  if (/timeout: \d+% complete/.test(message)) return thumbnailTimeout(timeoutMs);
   if (/unsupported image format|bad seek|heif: Unsupported/i.test(message)) {
     return badRequest(
       "unsupported_image",
