@@ -50,7 +50,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       let result: ExtractResult;
       try {
         result = await pool.run(
-          { path: file.path, filename: file.filename, limits },
+          { path: file.path, filename: file.filename, limits, timeoutMs: config.extractTimeoutMs },
           { signal: AbortSignal.any([deadline, ctx.signal]) },
         );
       } catch (err) {

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { detect } from "tinyld";
+import { Budget } from "./budget.ts";
 import { extractBytes } from "./extract.ts";
 import { type ExtractLimits, normaliseWhitespace, ParseFailure } from "./result.ts";
 
@@ -9,6 +10,8 @@ export interface ExtractTask {
   path: string;
   filename: string;
   limits: ExtractLimits;
+  /** The extraction's time limit: archive entries stop being opened as it comes near. */
+  timeoutMs: number;
 }
 
 export type ExtractResult =
@@ -28,16 +31,18 @@ const MIN_LANGUAGE_CHARS = 40;
 export default async function run(task: ExtractTask): Promise<ExtractResult> {
   const bytes = readFileSync(task.path);
   try {
-    const limits = task.limits.ocr
+    const settings = task.limits.ocr
       ? { ...task.limits, ocr: { ...task.limits.ocr, tmpDir: path.dirname(task.path) } }
       : task.limits;
-    const out = await extractBytes(bytes, task.filename, 0, limits);
+    const budget = new Budget(settings, task.timeoutMs);
+    const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget });
     let content = normaliseWhitespace(out.text);
     const loupe: Record<string, unknown> = { ...out.extra.loupe };
     if (content.length > task.limits.maxChars) {
       content = content.slice(0, task.limits.maxChars);
-      loupe.truncated = "true";
+      budget.stop("more text than EXTRACT_MAX_CHARS allows");
     }
+    if (budget.reason) loupe.truncated = budget.reason;
     const language = content.length >= MIN_LANGUAGE_CHARS ? detect(content.slice(0, 20_000)) || null : null;
     return {
       ok: true,
