@@ -50,7 +50,10 @@ async function extractAny(bytes: Buffer, name: string, depth: number, limits: Li
   const mime = detected?.mime as string | undefined;
   const recurse = (b: Buffer, n: string, d: number) => extractBytes(b, n, d, limits);
   if (mime === "application/pdf")
-    return { type: mime, ...(await withPdfOcr(bytes, limits.ocr, (ocrPage) => extractPdf(bytes, ocrPage))) };
+    return {
+      type: mime,
+      ...(await withPdfOcr(bytes, limits.ocr, (ocrPage) => extractPdf(bytes, ocrPage, limits.budget))),
+    };
   if (mime?.startsWith("image/") && mime !== "image/svg+xml")
     return { type: mime, ...(await withImageOcr(bytes, limits.ocr, extractImage)) };
   if (

@@ -1,4 +1,7 @@
-/** Runs in a worker thread (piscina): one file in, the analysis out. A task past its time is ended by terminating the thread. */
+/**
+ * The extraction job, run in a sandbox process: one file in, the analysis out. A parse error is
+ * an answer; running out of memory is not, it is thrown so the sandbox reports `resource_limit`.
+ */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { detect } from "tinyld";
@@ -27,6 +30,8 @@ export type ExtractResult =
   | { ok: false; type: string | null; error: string };
 
 const MIN_LANGUAGE_CHARS = 40;
+/** What V8 says when an allocation is refused (the data rlimit) or a string would pass its maximum. */
+const OUT_OF_MEMORY = /allocation failed|Invalid string length|Invalid array length|Failed to allocate/i;
 
 export default async function run(task: ExtractTask): Promise<ExtractResult> {
   const bytes = readFileSync(task.path);
@@ -54,6 +59,7 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
       extra: { ...out.extra, ...(Object.keys(loupe).length ? { loupe } : {}) },
     };
   } catch (err) {
+    if (err instanceof RangeError && OUT_OF_MEMORY.test(err.message)) throw err;
     const message = err instanceof Error ? err.message : String(err);
     return {
       ok: false,
