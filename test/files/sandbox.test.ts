@@ -104,6 +104,16 @@ describe("sandbox pool", () => {
     assert.equal(await queued, "queued");
   });
 
+  it("reports a job module that cannot load, without restarting it in a loop", async () => {
+    const p = make({ module: new URL("../fixtures/sandbox/broken.ts", import.meta.url), minIdle: 1 });
+    const err = await failure(p.run({ kind: "pid" }, never()));
+    assert.equal(err.kind, "engine_error");
+    assert.match(err.message, /broken/);
+    assert.match(p.startFailure ?? "", /broken/);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(p.started, 0, "no process is kept restarting");
+  });
+
   it("keeps minIdle processes warm and stops the others when idle", async () => {
     const p = make({ size: 2, minIdle: 1, idleMs: 200 });
     await Promise.all([

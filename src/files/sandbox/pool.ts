@@ -32,6 +32,8 @@ export class SandboxPool<Task, Result> {
   #closed = false;
   /** The last failure, with when: health shows it. */
   lastFailure: { at: string; kind: string; message: string } | null = null;
+  /** Why the last process to start did not (cleared when one starts): the pool cannot work. */
+  startFailure: string | null = null;
 
   readonly options: PoolOptions;
 
@@ -120,7 +122,15 @@ export class SandboxPool<Task, Result> {
   #start(): SandboxProcess {
     const proc = new SandboxProcess(this.options, (gone) => this.#forget(gone));
     // The caller that waits on it sees the failure; a process that never started is forgotten.
-    proc.ready.catch(() => this.#all.delete(proc));
+    proc.ready.then(
+      () => {
+        this.startFailure = null;
+      },
+      (err: unknown) => {
+        this.startFailure = err instanceof Error ? err.message : String(err);
+        this.#all.delete(proc);
+      },
+    );
     this.#all.add(proc);
     return proc;
   }
@@ -139,7 +149,8 @@ export class SandboxPool<Task, Result> {
         () => waiter.give(fresh),
         (err) => waiter.fail(err),
       );
-    } else {
+    } else if (proc.started) {
+      // One that never started would fail again at once: the next job retries, no loop of restarts.
       this.#keepWarm();
     }
   }

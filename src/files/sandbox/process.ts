@@ -57,6 +57,8 @@ export class SandboxProcess {
   #stoppedFor: SandboxFailure | undefined;
   #jobs = 0;
   exited = false;
+  /** It answered "ready" once (a process that dies before is not restarted for warmth). */
+  started = false;
 
   readonly limits: ProcessLimits;
 
@@ -71,7 +73,12 @@ export class SandboxProcess {
       this.child.once("exit", (code, signal) => reject(this.#died(code, signal)));
       this.child.once("error", (err) => reject(new SandboxFailure("engine_error", err.message)));
     });
-    this.ready.catch(() => this.kill());
+    this.ready.then(
+      () => {
+        this.started = true;
+      },
+      () => this.kill(),
+    );
     this.child.on("message", (m: Reply) => this.#onReply(m));
     this.child.once("exit", (code, signal) => {
       this.exited = true;
@@ -149,12 +156,21 @@ export class SandboxProcess {
   #died(code: number | null, signal: NodeJS.Signals | null): SandboxFailure {
     if (OUT_OF_MEMORY.test(this.#stderr)) return this.#overMemory();
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    const last = this.#stderr.trim().split("\n").slice(-1)[0] ?? "";
+    const last = lastError(this.#stderr);
     return new SandboxFailure(
       "engine_error",
       `The ${this.limits.label.toLowerCase()} process ${how}${last ? `: ${last}` : ""}.`,
     );
   }
+}
+
+/** The line of a dying Node's stderr that says why: its last "…Error: …" line, else its last words. */
+function lastError(stderr: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("at ") && !/^Node\.js v/.test(l));
+  return lines.findLast((l) => /Error\b/.test(l)) ?? lines.at(-1) ?? "";
 }
 
 function spawnChild(limits: ProcessLimits): ChildProcess {

@@ -83,7 +83,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     },
     async engines() {
       return {
-        extractor: { ready: true, detail: poolDetail(pool, config.extractWorkers) },
+        extractor: { ready: pool.startFailure === null, detail: poolDetail(pool, config.extractWorkers) },
         ...(config.ocr ? { ocr: await ocrEngine() } : {}),
       };
     },
@@ -107,6 +107,7 @@ function asFailure(err: unknown, deadline: AbortSignal, timeoutMs: number): Proc
 
 /** Processes started, and the last one lost (a replacement starts on the next extraction). */
 function poolDetail(pool: SandboxPool<ExtractTask, ExtractResult>, size: number): string {
+  if (pool.startFailure) return `extraction processes cannot start: ${pool.startFailure}`;
   const started = `${pool.started} of ${size} extraction processes started`;
   const last = pool.lastFailure;
   return last ? `${started}; last stopped at ${last.at} (${last.kind})` : started;

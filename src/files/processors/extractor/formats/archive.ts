@@ -27,7 +27,7 @@ export function readZip(bytes: Buffer, limits: Limits): { files: Unzipped; listi
   const { budget } = limits;
   const files = unzipSync(new Uint8Array(bytes), {
     filter: (f) => {
-      if (truncated?.includes("entries") || !budget.takeEntry(limits.maxArchiveEntries)) {
+      if (!budget.takeEntry(limits.maxArchiveEntries)) {
         truncated ??= `more than ${limits.maxArchiveEntries} entries`;
         return false;
       }
