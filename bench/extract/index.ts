@@ -41,12 +41,15 @@ const timed = async <T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> 
 };
 
 function inProcess(file: string): Promise<string> {
-  return run({ path: file, filename: path.basename(file), limits: LIMITS, timeoutMs: 600_000 }).then(
-    (r: ExtractResult) => {
-      if (!r.ok) throw new Error(`in-process extraction failed: ${r.error}`);
-      return r.content;
-    },
-  );
+  return run({
+    path: file,
+    filename: path.basename(file),
+    limits: LIMITS,
+    deadline: Date.now() + 600_000,
+  }).then((r: ExtractResult) => {
+    if (!r.ok) throw new Error(`in-process extraction failed: ${r.error}`);
+    return r.content;
+  });
 }
 
 async function overHttp(url: string, file: string): Promise<Answer> {

@@ -20,11 +20,12 @@ export class Budget {
   /** Why the extraction is partial (the first budget that ran out), or null. */
   reason: string | null = null;
 
-  constructor(limits: ExtractLimits, timeoutMs: number, now = Date.now()) {
+  /** `deadline`: when the extraction's time is up (epoch ms; time spent waiting for a process counts). */
+  constructor(limits: ExtractLimits, deadline: number, now = Date.now()) {
     this.#chars = limits.maxChars;
     this.#bytes = limits.maxArchiveBytes;
     this.#entries = limits.maxArchiveEntries;
-    this.#softDeadline = now + timeoutMs * SOFT_TIME_SHARE;
+    this.#softDeadline = now + Math.max(0, deadline - now) * SOFT_TIME_SHARE;
   }
 
   get charsLeft(): number {

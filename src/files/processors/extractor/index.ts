@@ -57,7 +57,12 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       let result: ExtractResult;
       try {
         result = await pool.run(
-          { path: file.path, filename: file.filename, limits, timeoutMs: config.extractTimeoutMs },
+          {
+            path: file.path,
+            filename: file.filename,
+            limits,
+            deadline: Date.now() + config.extractTimeoutMs,
+          },
           AbortSignal.any([deadline, ctx.signal]),
         );
       } catch (err) {

@@ -13,8 +13,8 @@ export interface ExtractTask {
   path: string;
   filename: string;
   limits: ExtractLimits;
-  /** The extraction's time limit: archive entries stop being opened as it comes near. */
-  timeoutMs: number;
+  /** When the extraction's time is up (epoch ms): archive entries stop being opened as it comes near. */
+  deadline: number;
 }
 
 export type ExtractResult =
@@ -39,7 +39,7 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
     const settings = task.limits.ocr
       ? { ...task.limits, ocr: { ...task.limits.ocr, tmpDir: path.dirname(task.path) } }
       : task.limits;
-    const budget = new Budget(settings, task.timeoutMs);
+    const budget = new Budget(settings, task.deadline);
     const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget });
     let content = normaliseWhitespace(out.text);
     const loupe: Record<string, unknown> = { ...out.extra.loupe };
