@@ -64,6 +64,14 @@ describe("sandbox pool", () => {
     assert.equal(p.lastFailure?.kind, "resource_limit");
   });
 
+  it("retires a process that kept more than half its memory, and the next job gets a fresh one at once", async () => {
+    const p = make();
+    const first = await p.run({ kind: "pid" }, never());
+    assert.equal(await p.run({ kind: "buffers", mb: 160 }, never()), 10);
+    const next = await p.run({ kind: "pid" }, never());
+    assert.notEqual(next, first);
+  });
+
   it("refuses one allocation far past the limit at once (RLIMIT_DATA), before it is resident", async () => {
     assert.ok(findPrlimit(), "prlimit (util-linux) is installed");
     const p = make();

@@ -72,7 +72,7 @@ export class SandboxPool<Task, Result> {
   async #acquire(signal: AbortSignal): Promise<SandboxProcess> {
     signal.throwIfAborted();
     const idle = this.#idle.pop();
-    if (idle) {
+    if (idle?.alive) {
       clearTimeout(this.#idleTimers.get(idle));
       this.#idleTimers.delete(idle);
       return idle;
@@ -103,18 +103,20 @@ export class SandboxPool<Task, Result> {
   }
 
   async #release(proc: SandboxProcess): Promise<void> {
-    if (!proc.exited) {
+    if (proc.alive) {
       const rss = await residentBytes(proc.child.pid ?? 0);
       if (rss !== null && rss > this.options.memoryMb * MB * RETIRE_SHARE) proc.kill();
     }
-    if (proc.exited || this.#closed) return; // its exit hands its place to a waiter
+    if (!proc.alive || this.#closed) return; // its exit hands its place to a waiter
     const waiter = this.#waiters.shift();
     if (waiter) return waiter.give(proc);
     this.#idle.push(proc);
     this.#idleTimers.set(
       proc,
       setTimeout(() => {
-        if (this.#all.size > this.options.minIdle) proc.kill();
+        if (this.#all.size <= this.options.minIdle) return;
+        this.#idle = this.#idle.filter((p) => p !== proc);
+        proc.kill();
       }, this.options.idleMs).unref(),
     );
   }

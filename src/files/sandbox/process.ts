@@ -87,8 +87,11 @@ export class SandboxProcess {
     });
   }
 
-  get busy(): boolean {
-    return this.#job !== undefined;
+  #killed = false;
+
+  /** Neither exited nor being killed: it may take a job. */
+  get alive(): boolean {
+    return !this.exited && !this.#killed;
   }
 
   /** Runs one job; the process must be ready and idle. */
@@ -132,6 +135,7 @@ export class SandboxProcess {
   /** Ends the process and anything it started (its own process group). */
   kill(): void {
     if (this.exited || this.child.pid === undefined) return;
+    this.#killed = true;
     try {
       process.kill(-this.child.pid, "SIGKILL");
     } catch {
