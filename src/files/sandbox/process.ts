@@ -56,6 +56,7 @@ export class SandboxProcess {
   #job: RunningJob | undefined;
   #stoppedFor: SandboxFailure | undefined;
   #jobs = 0;
+  #killed = false;
   exited = false;
   /** It answered "ready" once (a process that dies before is not restarted for warmth). */
   started = false;
@@ -86,8 +87,6 @@ export class SandboxProcess {
       onExit(this);
     });
   }
-
-  #killed = false;
 
   /** Neither exited nor being killed: it may take a job. */
   get alive(): boolean {
