@@ -41,7 +41,12 @@ const timed = async <T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> 
 };
 
 function inProcess(file: string): Promise<string> {
-  return run({ path: file, filename: path.basename(file), limits: LIMITS }).then((r: ExtractResult) => {
+  return run({
+    path: file,
+    filename: path.basename(file),
+    limits: LIMITS,
+    deadline: Date.now() + 600_000,
+  }).then((r: ExtractResult) => {
     if (!r.ok) throw new Error(`in-process extraction failed: ${r.error}`);
     return r.content;
   });

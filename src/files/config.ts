@@ -54,13 +54,13 @@ export const filesSettings = {
   workerIdleMs: integer(
     "WORKER_IDLE_MS",
     60_000,
-    "How long an idle YARA or extraction worker thread, or thumbnail process, lives before it is stopped.",
+    "How long an idle YARA worker thread or thumbnail process lives before it is stopped.",
     { min: 100 },
   ),
   workerMinThreads: integer(
     "WORKER_MIN_THREADS",
     1,
-    "Worker threads each pool keeps even when idle (0 gives their memory back; the next request starts a thread).",
+    "YARA worker threads kept even when idle (0 gives their memory back; the next request starts a thread).",
     { min: 0, max: 256 },
   ),
   rulesCacheSize: integer("RULES_CACHE_SIZE", 32, "Compiled YARA rule sets kept per worker (LRU).", {
@@ -127,7 +127,7 @@ export const filesSettings = {
   extractWorkers: integer(
     "EXTRACT_WORKERS",
     os.availableParallelism(),
-    "Worker threads running extractions.",
+    "Extraction processes running at once (each one a sandbox with its own memory and time limits).",
     {
       min: 1,
       max: 256,
@@ -137,9 +137,24 @@ export const filesSettings = {
   extractTimeoutMs: integer("EXTRACT_TIMEOUT_MS", 120_000, "Time limit of one extraction, in ms.", {
     min: 1,
   }),
-  extractMemoryMb: integer("EXTRACT_MEMORY_MB", 1024, "Heap limit of an extraction worker, in MB.", {
-    min: 64,
-  }),
+  extractMemoryMb: integer(
+    "EXTRACT_MEMORY_MB",
+    1024,
+    "Resident memory limit of one extraction process, in MB (heap, WASM, buffers); past it the extraction is stopped.",
+    { min: 128 },
+  ),
+  extractMinProcesses: integer(
+    "EXTRACT_MIN_PROCESSES",
+    1,
+    "Extraction processes kept warm when idle (0 gives all their memory back; the next extraction waits for one to start).",
+    { min: 0, max: 256 },
+  ),
+  extractIdleMs: integer(
+    "EXTRACT_IDLE_MS",
+    60_000,
+    "How long an idle extraction process beyond EXTRACT_MIN_PROCESSES lives before it is stopped.",
+    { min: 100 },
+  ),
   extractMaxChars: integer(
     "EXTRACT_MAX_CHARS",
     10_000_000,

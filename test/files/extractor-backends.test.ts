@@ -225,14 +225,15 @@ describe("Tika backend (TIKA_URL)", () => {
   for (const failure of ["error", "garbage", "slow"] as const) {
     it(`falls back to the native strings when Tika ${failure === "slow" ? "times out" : `answers ${failure}`}`, async () => {
       mode = failure;
-      const server = await startFilesServer({ TIKA_URL: tikaUrl, TIKA_TIMEOUT_MS: "300" });
+      // Room for a fresh extraction process's first request on a loaded machine; "slow" never answers.
+      const server = await startFilesServer({ TIKA_URL: tikaUrl, TIKA_TIMEOUT_MS: "3000" });
       try {
         const { content, analysis } = await extract(server, unknown, "blob.xyz");
         assert.equal(analysis.type, "application/octet-stream");
         assert.equal(content, "LOUPE-PROPRIETARY-FORMAT");
         assert.equal(analysis.extra.binary.strings_only, "true");
         assert.equal(analysis.extra.loupe.tika, "failed");
-        const expected = { error: /HTTP 422/, garbage: /not a JSON array/, slow: /timeout after 300 ms/ }[
+        const expected = { error: /HTTP 422/, garbage: /not a JSON array/, slow: /timeout after 3000 ms/ }[
           failure
         ];
         assert.match(analysis.extra.loupe.tika_error, expected);

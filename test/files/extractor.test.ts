@@ -222,6 +222,24 @@ describe("POST /analyzer/extractor", () => {
     assert.ok(entry.error.length > 0);
   });
 
+  it("stops opening archive entries as the time limit comes near, and answers with what it read", async () => {
+    // 1,500 PDFs take pdf.js well over the 8 s limit; entries stop at three quarters of it.
+    const pdfs: Record<string, Buffer> = {};
+    for (let i = 0; i < 1500; i++)
+      pdfs[`report-${i}.pdf`] = simplePdf(`${EN} ${i}`, { title: "t", author: "a", created: "D:2026" });
+    const timed = await startFilesServer({ EXTRACT_TIMEOUT_MS: "8000" });
+    try {
+      const { body, analysis } = await extractFile(timed, storedZip(pdfs), "reports.zip");
+      assert.equal(body.success, true, JSON.stringify(body.processors.extractor.error));
+      assert.match(analysis.extra.loupe.truncated, /time limit came near/);
+      assert.match(body.content, /── report-0\.pdf ──/);
+      const unread = analysis.extra.archive.entries.filter((e: { type?: string }) => e.type === undefined);
+      assert.ok(unread.length > 0, "later entries are listed without being read");
+    } finally {
+      await timed.close();
+    }
+  });
+
   it("stops an extraction at EXTRACT_TIMEOUT_MS and keeps serving", async () => {
     const slow = await startFilesServer({ EXTRACT_TIMEOUT_MS: "1" });
     try {

@@ -4,25 +4,38 @@ import { storedZip } from "./zip.ts";
 /** A one-page PDF 1.4 with an info dictionary; offsets in the xref table are computed. */
 export function simplePdf(text: string, info: { title: string; author: string; created: string }): Buffer {
   const stream = `BT /F1 12 Tf 72 720 Td (${text.replace(/[()\\]/g, "\\$&")}) Tj ET`;
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    `<< /Title (${info.title}) /Author (${info.author}) /Producer (Loupe tests) /CreationDate (${info.created}) >>`,
-  ];
-  let body = "%PDF-1.4\n";
+  return pdfFromObjects(
+    [
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+      `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+      "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+      `<< /Title (${info.title}) /Author (${info.author}) /Producer (Loupe tests) /CreationDate (${info.created}) >>`,
+    ],
+    "/Root 1 0 R /Info 6 0 R",
+  );
+}
+
+/** A PDF of the given objects (numbered from 1, binary parts allowed) with a computed xref table. */
+export function pdfFromObjects(objects: Array<string | Buffer>, trailer: string): Buffer {
+  const parts: Buffer[] = [Buffer.from("%PDF-1.4\n", "latin1")];
+  let length = parts[0]?.length ?? 0;
   const offsets: number[] = [];
   objects.forEach((o, i) => {
-    offsets.push(Buffer.byteLength(body, "latin1"));
-    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    offsets.push(length);
+    const object = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`, "latin1"),
+      typeof o === "string" ? Buffer.from(o, "latin1") : o,
+      Buffer.from("\nendobj\n", "latin1"),
+    ]);
+    parts.push(object);
+    length += object.length;
   });
-  const xref = Buffer.byteLength(body, "latin1");
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const off of offsets) body += `${String(off).padStart(10, "0")} 00000 n \n`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(body, "latin1");
+  let tail = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const off of offsets) tail += `${String(off).padStart(10, "0")} 00000 n \n`;
+  tail += `trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${length}\n%%EOF\n`;
+  return Buffer.concat([...parts, Buffer.from(tail, "latin1")]);
 }
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
@@ -31,11 +44,19 @@ export function simpleDocx(
   paragraphs: string[],
   core: { title: string; creator: string; created: string },
 ): Buffer {
+  return docxOf(
+    `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraphs.map((p) => `<w:p><w:r><w:t>${esc(p)}</w:t></w:r></w:p>`).join("")}</w:body></w:document>`,
+    `<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><dc:title>${esc(core.title)}</dc:title><dc:creator>${esc(core.creator)}</dc:creator><dcterms:created xsi:type="dcterms:W3CDTF">${core.created}</dcterms:created></cp:coreProperties>`,
+  );
+}
+
+/** A DOCX package around the given `word/document.xml` (and optional core properties). */
+export function docxOf(documentXml: string, coreXml?: string): Buffer {
   return storedZip({
     "[Content_Types].xml": `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/></Types>`,
     "_rels/.rels": `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/></Relationships>`,
-    "word/document.xml": `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${paragraphs.map((p) => `<w:p><w:r><w:t>${esc(p)}</w:t></w:r></w:p>`).join("")}</w:body></w:document>`,
-    "docProps/core.xml": `<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><dc:title>${esc(core.title)}</dc:title><dc:creator>${esc(core.creator)}</dc:creator><dcterms:created xsi:type="dcterms:W3CDTF">${core.created}</dcterms:created></cp:coreProperties>`,
+    "word/document.xml": documentXml,
+    ...(coreXml ? { "docProps/core.xml": coreXml } : {}),
   });
 }
 

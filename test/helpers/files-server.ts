@@ -58,11 +58,12 @@ export async function postFile(
   bytes: Uint8Array | string,
   filename = "sample.bin",
   fields: Record<string, string> = {},
+  signal?: AbortSignal,
 ): Promise<Response> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   form.append("file", new Blob([typeof bytes === "string" ? bytes : new Uint8Array(bytes)]), filename);
-  return fetch(url, { method: "POST", body: form });
+  return fetch(url, { method: "POST", body: form, ...(signal ? { signal } : {}) });
 }
 
 /** POSTs a file to the extractor; the HTTP status is always 200 (failures are in the entry). */

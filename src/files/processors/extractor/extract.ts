@@ -5,6 +5,7 @@
 import { fileTypeFromBuffer } from "file-type";
 import { withImageOcr, withPdfOcr } from "./backends/ocr.ts";
 import { withTika } from "./backends/tika.ts";
+import type { Limits } from "./budget.ts";
 import { extractApk } from "./formats/apk.ts";
 import { describeArchive, gunzipLimited, readTar, readZip } from "./formats/archive.ts";
 import { extractBinary } from "./formats/binary.ts";
@@ -20,7 +21,7 @@ import { extractRtf, isRtf } from "./formats/rtf.ts";
 import { readSevenZip, unpackStream } from "./formats/sevenzip.ts";
 import { tar } from "./formats/tar-type.ts";
 import { extractText, looksLikeText } from "./formats/text.ts";
-import type { Extracted, ExtractLimits } from "./result.ts";
+import type { Extracted } from "./result.ts";
 
 export type Typed = Extracted & { type: string };
 
@@ -30,17 +31,29 @@ const OOXML = {
   pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
 } as const;
 
+/**
+ * Extracts one file (or archive entry) and charges its text to the budget. An archive's text is
+ * made of its entries' texts, each charged already, so it is passed on as it is.
+ */
 export async function extractBytes(
   bytes: Buffer,
   name: string,
   depth: number,
-  limits: ExtractLimits,
+  limits: Limits,
 ): Promise<Typed> {
+  const out = await extractAny(bytes, name, depth, limits);
+  return out.extra.archive ? out : { ...out, text: limits.budget.takeText(out.text) };
+}
+
+async function extractAny(bytes: Buffer, name: string, depth: number, limits: Limits): Promise<Typed> {
   const detected = await fileTypeFromBuffer(bytes);
   const mime = detected?.mime as string | undefined;
   const recurse = (b: Buffer, n: string, d: number) => extractBytes(b, n, d, limits);
   if (mime === "application/pdf")
-    return { type: mime, ...(await withPdfOcr(bytes, limits.ocr, (ocrPage) => extractPdf(bytes, ocrPage))) };
+    return {
+      type: mime,
+      ...(await withPdfOcr(bytes, limits.ocr, (ocrPage) => extractPdf(bytes, ocrPage, limits.budget))),
+    };
   if (mime?.startsWith("image/") && mime !== "image/svg+xml")
     return { type: mime, ...(await withImageOcr(bytes, limits.ocr, extractImage)) };
   if (
@@ -59,7 +72,7 @@ export async function extractBytes(
     const innerName = name.replace(/\.(gz|xz|bz2)$/i, "");
     // A compressed stream is a level of nesting like an archive: a gzip that unpacks to itself must end.
     const tooDeep = depth + 1 > limits.maxDepth ? `nesting deeper than ${limits.maxDepth}` : undefined;
-    const stop = truncated ?? tooDeep;
+    const stop = truncated ?? (tooDeep && limits.budget.stop(tooDeep));
     const inner = stop ? undefined : await extractBytes(data, innerName, depth + 1, limits);
     // The inner result's own archive facts are replaced by these: keep why it stopped, if it did.
     const why = stop ?? innerTruncation(inner);
@@ -88,7 +101,7 @@ export async function extractBytes(
   if (mime === "application/x-cfb") return extractOle(bytes, depth, limits, recurse);
   if (mime?.startsWith("audio/") || mime?.startsWith("video/"))
     return { type: mime, ...(await extractMedia(bytes, mime)) };
-  if (mime) return withTika(bytes, mime, limits.tika, () => extractBinary(bytes, limits.maxChars));
+  if (mime) return withTika(bytes, mime, limits.tika, () => extractBinary(bytes, limits.budget.charsLeft));
   return extractUntyped(bytes, depth, limits, recurse);
 }
 
@@ -101,7 +114,7 @@ async function extractZipFamily(
   bytes: Buffer,
   mime: string,
   depth: number,
-  limits: ExtractLimits,
+  limits: Limits,
   recurse: (b: Buffer, n: string, d: number) => Promise<Typed>,
 ): Promise<Typed> {
   const { files, listing } = readZip(bytes, limits);
@@ -123,19 +136,19 @@ async function extractZipFamily(
 async function extractUntyped(
   bytes: Buffer,
   depth: number,
-  limits: ExtractLimits,
+  limits: Limits,
   recurse: (b: Buffer, n: string, d: number) => Promise<Typed>,
 ): Promise<Typed> {
   if (!looksLikeText(bytes))
     return withTika(bytes, "application/octet-stream", limits.tika, () =>
-      extractBinary(bytes, limits.maxChars),
+      extractBinary(bytes, limits.budget.charsLeft),
     );
   // Before HTML: a saved message's body is often HTML, its header block says what it is.
   if (looksLikeEmail(bytes))
     return { type: "message/rfc822", ...(await extractEmail(bytes, depth, limits, recurse)) };
   const head = bytes.subarray(0, 2048).toString("latin1");
   if (/<!doctype html|<html[\s>]/i.test(head)) return { type: "text/html", ...extractHtml(bytes) };
-  const text = extractText(bytes);
+  const text = extractText(bytes, limits.budget.charsLeft);
   const trimmed = text.text.trimStart();
   if (/^<\?xml/.test(trimmed)) {
     const isXhtml = /<html[\s>]/i.test(trimmed.slice(0, 4096));

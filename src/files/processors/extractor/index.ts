@@ -1,22 +1,28 @@
 /**
- * `POST /analyzer/extractor`: text and metadata, natively (no Java), in a pool of worker threads
- * with a time limit and a memory limit per extraction; a stuck or exhausted worker is replaced.
+ * `POST /analyzer/extractor`: text and metadata, natively (no Java), in a pool of sandbox
+ * processes: a worker thread's heap limit missed WASM, Buffers and native memory (a PDF reached
+ * 4 GB), a process's resident memory is what is bounded. A stuck or exhausted process is killed
+ * and replaced; that extraction answers with its entry error.
  */
-import { Piscina } from "piscina";
 import { Type } from "typebox";
 import type { FilesConfig } from "../../config.ts";
+import { findPrlimit } from "../../sandbox/memory.ts";
+import { SandboxFailure, SandboxPool } from "../../sandbox/pool.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
 import { ocrEngine } from "./backends/ocr.ts";
 import type { ExtractResult, ExtractTask } from "./worker.ts";
 
 export function createExtractorProcessor(config: FilesConfig): Processor {
-  const pool = new Piscina<ExtractTask, ExtractResult>({
-    filename: new URL("./worker.ts", import.meta.url).href,
-    minThreads: config.workerMinThreads,
-    maxThreads: config.extractWorkers,
-    idleTimeout: config.workerIdleMs,
-    resourceLimits: { maxOldGenerationSizeMb: config.extractMemoryMb },
+  const pool = new SandboxPool<ExtractTask, ExtractResult>({
+    label: "Extraction",
+    module: new URL("./worker.ts", import.meta.url),
+    memoryMb: config.extractMemoryMb,
+    timeoutMs: config.extractTimeoutMs,
+    prlimit: findPrlimit(),
+    size: config.extractWorkers,
+    minIdle: config.extractMinProcesses,
+    idleMs: config.extractIdleMs,
   });
   const limits = {
     maxChars: config.extractMaxChars,
@@ -46,27 +52,21 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     metadataSchema: Type.Null(),
     analysisSchema: extractorAnalysis,
     async run(file, _fields, ctx) {
+      // Waiting for a free process counts against the same time limit as the work.
       const deadline = AbortSignal.timeout(config.extractTimeoutMs);
       let result: ExtractResult;
       try {
         result = await pool.run(
-          { path: file.path, filename: file.filename, limits },
-          { signal: AbortSignal.any([deadline, ctx.signal]) },
+          {
+            path: file.path,
+            filename: file.filename,
+            limits,
+            deadline: Date.now() + config.extractTimeoutMs,
+          },
+          AbortSignal.any([deadline, ctx.signal]),
         );
       } catch (err) {
-        if (deadline.aborted)
-          throw new ProcessorFailure(
-            "timeout",
-            `Extraction did not finish within ${config.extractTimeoutMs} ms and was stopped.`,
-          );
-        const message = err instanceof Error ? err.message : String(err);
-        if (/memory|ERR_WORKER_OUT_OF_MEMORY/i.test(message)) {
-          throw new ProcessorFailure(
-            "too_large",
-            `Extraction needed more than ${config.extractMemoryMb} MB and was stopped.`,
-          );
-        }
-        throw new ProcessorFailure("engine_error", `Extraction failed: ${message}`);
+        throw asFailure(err, deadline, config.extractTimeoutMs);
       }
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
       return {
@@ -88,15 +88,32 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     },
     async engines() {
       return {
-        extractor: {
-          ready: true,
-          detail: `${pool.threads.length} of ${config.extractWorkers} workers started`,
-        },
+        extractor: { ready: pool.startFailure === null, detail: poolDetail(pool, config.extractWorkers) },
         ...(config.ocr ? { ocr: await ocrEngine() } : {}),
       };
     },
     async close() {
-      await pool.destroy();
+      await pool.close();
     },
   };
+}
+
+function asFailure(err: unknown, deadline: AbortSignal, timeoutMs: number): ProcessorFailure {
+  if (err instanceof SandboxFailure && err.kind !== "aborted")
+    return new ProcessorFailure(err.kind, err.message);
+  if (deadline.aborted)
+    return new ProcessorFailure(
+      "timeout",
+      `Extraction did not finish within ${timeoutMs} ms and was stopped.`,
+    );
+  const message = err instanceof Error ? err.message : String(err);
+  return new ProcessorFailure("engine_error", `Extraction failed: ${message}`);
+}
+
+/** Processes started, and the last one lost (a replacement starts on the next extraction). */
+function poolDetail(pool: SandboxPool<ExtractTask, ExtractResult>, size: number): string {
+  if (pool.startFailure) return `extraction processes cannot start: ${pool.startFailure}`;
+  const started = `${pool.started} of ${size} extraction processes started`;
+  const last = pool.lastFailure;
+  return last ? `${started}; last stopped at ${last.at} (${last.kind})` : started;
 }

@@ -1,7 +1,11 @@
-/** Runs in a worker thread (piscina): one file in, the analysis out. A task past its time is ended by terminating the thread. */
+/**
+ * The extraction job, run in a sandbox process: one file in, the analysis out. A parse error is
+ * an answer; running out of memory is not, it is thrown so the sandbox reports `resource_limit`.
+ */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { detect } from "tinyld";
+import { Budget } from "./budget.ts";
 import { extractBytes } from "./extract.ts";
 import { type ExtractLimits, normaliseWhitespace, ParseFailure } from "./result.ts";
 
@@ -9,6 +13,8 @@ export interface ExtractTask {
   path: string;
   filename: string;
   limits: ExtractLimits;
+  /** When the extraction's time is up (epoch ms): archive entries stop being opened as it comes near. */
+  deadline: number;
 }
 
 export type ExtractResult =
@@ -24,20 +30,24 @@ export type ExtractResult =
   | { ok: false; type: string | null; error: string };
 
 const MIN_LANGUAGE_CHARS = 40;
+/** What V8 says when an allocation is refused (the data rlimit) or a string would pass its maximum. */
+const OUT_OF_MEMORY = /allocation failed|Invalid string length|Invalid array length|Failed to allocate/i;
 
 export default async function run(task: ExtractTask): Promise<ExtractResult> {
   const bytes = readFileSync(task.path);
   try {
-    const limits = task.limits.ocr
+    const settings = task.limits.ocr
       ? { ...task.limits, ocr: { ...task.limits.ocr, tmpDir: path.dirname(task.path) } }
       : task.limits;
-    const out = await extractBytes(bytes, task.filename, 0, limits);
+    const budget = new Budget(settings, task.deadline);
+    const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget });
     let content = normaliseWhitespace(out.text);
     const loupe: Record<string, unknown> = { ...out.extra.loupe };
     if (content.length > task.limits.maxChars) {
       content = content.slice(0, task.limits.maxChars);
-      loupe.truncated = "true";
+      budget.stop("more text than EXTRACT_MAX_CHARS allows");
     }
+    if (budget.reason) loupe.truncated = budget.reason;
     const language = content.length >= MIN_LANGUAGE_CHARS ? detect(content.slice(0, 20_000)) || null : null;
     return {
       ok: true,
@@ -49,6 +59,7 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
       extra: { ...out.extra, ...(Object.keys(loupe).length ? { loupe } : {}) },
     };
   } catch (err) {
+    if (err instanceof RangeError && OUT_OF_MEMORY.test(err.message)) throw err;
     const message = err instanceof Error ? err.message : String(err);
     return {
       ok: false,

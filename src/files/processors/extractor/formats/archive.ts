@@ -1,11 +1,13 @@
 /**
  * Archives (ZIP, TAR, GZ): the entry list, and the text of contained documents, recursively,
- * within a depth, an entry count and a total of uncompressed bytes — a zip bomb ends in a
- * partial result that says so, never in an exhausted process.
+ * within a depth and the extraction's one budget (entries, uncompressed bytes, characters, time)
+ * shared by every level — a zip bomb ends in a partial result that says so, never in an
+ * exhausted process.
  */
 import { gunzipSync } from "node:zlib";
 import { type Unzipped, unzipSync } from "fflate";
-import type { Extracted, ExtractLimits } from "../result.ts";
+import type { Limits } from "../budget.ts";
+import type { Extracted } from "../result.ts";
 
 export interface ArchiveEntry {
   name: string;
@@ -19,22 +21,21 @@ export interface ArchiveListing {
 }
 
 /** Reads a ZIP's entries, refusing to inflate past the limits (sizes come from the central directory). */
-export function readZip(bytes: Buffer, limits: ExtractLimits): { files: Unzipped; listing: ArchiveListing } {
+export function readZip(bytes: Buffer, limits: Limits): { files: Unzipped; listing: ArchiveListing } {
   const entries: ArchiveEntry[] = [];
-  let total = 0;
   let truncated: string | null = null;
+  const { budget } = limits;
   const files = unzipSync(new Uint8Array(bytes), {
     filter: (f) => {
-      if (entries.length >= limits.maxArchiveEntries) {
+      if (!budget.takeEntry(limits.maxArchiveEntries)) {
         truncated ??= `more than ${limits.maxArchiveEntries} entries`;
         return false;
       }
       entries.push({ name: f.name, size: f.originalSize });
-      if (total + f.originalSize > limits.maxArchiveBytes) {
+      if (!budget.takeBytes(f.originalSize, limits.maxArchiveBytes)) {
         truncated ??= `more than ${limits.maxArchiveBytes} uncompressed bytes`;
         return false;
       }
-      total += f.originalSize;
       return true;
     },
   });
@@ -45,10 +46,9 @@ export function readZip(bytes: Buffer, limits: ExtractLimits): { files: Unzipped
   return { files, listing: { entries, truncated } };
 }
 
-export function readTar(bytes: Buffer, limits: ExtractLimits): ArchiveListing {
+export function readTar(bytes: Buffer, limits: Limits): ArchiveListing {
   const entries: ArchiveEntry[] = [];
   let offset = 0;
-  let total = 0;
   let truncated: string | null = null;
   while (offset + 512 <= bytes.length) {
     const header = bytes.subarray(offset, offset + 512);
@@ -59,14 +59,13 @@ export function readTar(bytes: Buffer, limits: ExtractLimits): ArchiveListing {
       Number.parseInt(header.toString("ascii", 124, 136).replace(/\0.*$/s, "").trim() || "0", 8) || 0;
     const kind = String.fromCharCode(header[156] ?? 48);
     const full = prefix ? `${prefix}/${name}` : name;
-    if (entries.length >= limits.maxArchiveEntries) {
+    if (!limits.budget.takeEntry(limits.maxArchiveEntries)) {
       truncated = `more than ${limits.maxArchiveEntries} entries`;
       break;
     }
     const entry: ArchiveEntry = { name: full, size };
-    if ((kind === "0" || kind === "\0") && total + size <= limits.maxArchiveBytes) {
+    if ((kind === "0" || kind === "\0") && limits.budget.takeBytes(size, limits.maxArchiveBytes)) {
       entry.bytes = bytes.subarray(offset + 512, offset + 512 + size);
-      total += size;
     } else if (kind === "0" || kind === "\0") {
       truncated ??= `more than ${limits.maxArchiveBytes} uncompressed bytes`;
     }
@@ -76,15 +75,17 @@ export function readTar(bytes: Buffer, limits: ExtractLimits): ArchiveListing {
   return { entries, truncated };
 }
 
-export function gunzipLimited(
-  bytes: Buffer,
-  limits: ExtractLimits,
-): { data: Buffer; truncated: string | null } {
+export function gunzipLimited(bytes: Buffer, limits: Limits): { data: Buffer; truncated: string | null } {
+  const over = () => limits.budget.stop(`more than ${limits.maxArchiveBytes} uncompressed bytes`);
+  // zlib refuses a zero maxOutputLength: an exhausted budget stops here.
+  if (limits.budget.bytesLeft < 1) return { data: Buffer.alloc(0), truncated: over() };
   try {
-    return { data: gunzipSync(bytes, { maxOutputLength: limits.maxArchiveBytes }), truncated: null };
+    const data = gunzipSync(bytes, { maxOutputLength: limits.budget.bytesLeft });
+    limits.budget.takeBytes(data.length, limits.maxArchiveBytes);
+    return { data, truncated: null };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-      return { data: Buffer.alloc(0), truncated: `more than ${limits.maxArchiveBytes} uncompressed bytes` };
+      return { data: Buffer.alloc(0), truncated: over() };
     }
     throw err;
   }
@@ -96,17 +97,21 @@ type Recurse = (bytes: Buffer, name: string, depth: number) => Promise<Extracted
 export async function describeArchive(
   listing: ArchiveListing,
   depth: number,
-  limits: ExtractLimits,
+  limits: Limits,
   recurse: Recurse,
 ): Promise<Extracted> {
   const texts: string[] = [];
   const entries: Array<Record<string, unknown>> = [];
   let truncated = listing.truncated;
+  const { budget } = limits;
   for (const e of listing.entries) {
     const info: Record<string, unknown> = { name: e.name, size: e.size };
     if (e.bytes && !e.name.endsWith("/")) {
       if (depth + 1 > limits.maxDepth) {
-        truncated ??= `nesting deeper than ${limits.maxDepth}`;
+        truncated ??= budget.stop(`nesting deeper than ${limits.maxDepth}`);
+      } else if (budget.charsLeft <= 0 || !budget.hasTime()) {
+        // Text or time is spent: the rest is listed, not read.
+        truncated ??= budget.reason;
       } else {
         try {
           const inner = await recurse(e.bytes, e.name, depth + 1);

@@ -6,7 +6,8 @@
  */
 import * as CFB from "cfb";
 import WordExtractor from "word-extractor";
-import { type Extracted, type ExtractLimits, normaliseWhitespace, ParseFailure } from "../result.ts";
+import type { Limits } from "../budget.ts";
+import { type Extracted, normaliseWhitespace, ParseFailure } from "../result.ts";
 import { type ArchiveEntry, describeArchive } from "./archive.ts";
 import { printableStrings } from "./binary.ts";
 import { extractMsg } from "./msg.ts";
@@ -47,7 +48,7 @@ function rootStreams(container: CFB.CFB$Container): Set<string> {
 export async function extractOle(
   bytes: Buffer,
   depth: number,
-  limits: ExtractLimits,
+  limits: Limits,
   recurse: Recurse,
 ): Promise<Extracted & { type: string }> {
   let container: CFB.CFB$Container;
@@ -99,7 +100,7 @@ async function readOffice(
   bytes: Buffer,
   names: Set<string>,
   withMetadata: WithMetadata,
-  limits: ExtractLimits,
+  limits: Limits,
 ): Promise<Extracted & { type: string }> {
   if (names.has("WordDocument")) {
     let doc: Awaited<ReturnType<WordExtractor["extract"]>>;
@@ -131,7 +132,7 @@ async function readOffice(
     return withMetadata(OLE_TYPES.ppt, text, { slides });
   }
   // Another OLE file (MSI, Visio, Works…): its stream names, metadata and printable strings.
-  const other = withMetadata("application/x-cfb", printableStrings(bytes, limits.maxChars));
+  const other = withMetadata("application/x-cfb", printableStrings(bytes, limits.budget.charsLeft));
   return { ...other, extra: { ...other.extra, ole: { streams: [...names].sort() } } };
 }
 
@@ -140,7 +141,7 @@ async function withEmbedded(
   result: Extracted & { type: string },
   container: CFB.CFB$Container,
   depth: number,
-  limits: ExtractLimits,
+  limits: Limits,
   recurse: Recurse,
 ): Promise<Extracted & { type: string }> {
   const objects = embeddedObjects(container);

@@ -1,5 +1,6 @@
 /** PDF with pdf.js (through unpdf): text per page, the info dictionary, XMP, page count. */
 import { getDocumentProxy } from "unpdf";
+import type { Budget } from "../budget.ts";
 import { type Extracted, isoDate, ParseFailure, snakeCase } from "../result.ts";
 
 /** PDF dates look like D:20261122143000+01'00'. */
@@ -41,9 +42,15 @@ function pdfData(bytes: Buffer): Uint8Array {
  * memory held stays that of one page (plus the file and shared fonts) however long the document.
  * Items are joined as pdf.js lays them out: its `hasEOL` marks the end of a line.
  */
-async function pageTexts(pdf: PdfDocument, ocrPage?: OcrPage): Promise<string[]> {
+async function pageTexts(pdf: PdfDocument, budget: Budget | undefined, ocrPage?: OcrPage): Promise<string[]> {
   const texts: string[] = [];
+  let chars = 0;
   for (let n = 1; n <= pdf.numPages; n++) {
+    // A page tree may claim billions of pages: the text and time budgets end the reading.
+    if (budget && (chars >= budget.charsLeft || !budget.hasTime())) {
+      budget.stop(budget.reason ?? `more text than EXTRACT_MAX_CHARS allows (stopped before page ${n})`);
+      break;
+    }
     const page = await pdf.getPage(n);
     const content = await page.getTextContent();
     let text = "";
@@ -52,7 +59,9 @@ async function pageTexts(pdf: PdfDocument, ocrPage?: OcrPage): Promise<string[]>
       text += item.hasEOL ? `${item.str}\n` : item.str;
     }
     page.cleanup();
-    texts.push(ocrPage && !text.trim() ? await ocrPage(n) : text);
+    const pageText = ocrPage && !text.trim() ? await ocrPage(n) : text;
+    chars += pageText.length;
+    texts.push(pageText);
   }
   return texts;
 }
@@ -61,7 +70,7 @@ async function pageTexts(pdf: PdfDocument, ocrPage?: OcrPage): Promise<string[]>
 export type OcrPage = (pageNumber: number) => Promise<string>;
 
 /** Takes the bytes over (see `pdfData`): callers must not read `bytes` afterwards. */
-export async function extractPdf(bytes: Buffer, ocrPage?: OcrPage): Promise<Extracted> {
+export async function extractPdf(bytes: Buffer, ocrPage?: OcrPage, budget?: Budget): Promise<Extracted> {
   let pdf: PdfDocument;
   try {
     pdf = await getDocumentProxy(pdfData(bytes), PDFJS_OPTIONS);
@@ -71,7 +80,7 @@ export async function extractPdf(bytes: Buffer, ocrPage?: OcrPage): Promise<Extr
     throw new ParseFailure(`not a readable PDF: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    const pages = await pageTexts(pdf, ocrPage);
+    const pages = await pageTexts(pdf, budget, ocrPage);
     const { info, metadata } = await pdf.getMetadata();
     const infoDict = (info ?? {}) as Record<string, unknown>;
     const pdfNs: Record<string, unknown> = { page_count: pdf.numPages };

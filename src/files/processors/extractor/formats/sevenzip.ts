@@ -6,7 +6,8 @@
  * partial result that says so. Encrypted entries are listed, never prompted for.
  */
 import sevenZipPackage, { type SevenZipModule } from "7z-wasm";
-import { type ExtractLimits, ParseFailure } from "../result.ts";
+import type { Limits } from "../budget.ts";
+import { ParseFailure } from "../result.ts";
 import type { ArchiveEntry, ArchiveListing } from "./archive.ts";
 
 // CommonJS package: the factory is also its `default` property, which is what TypeScript sees.
@@ -82,7 +83,7 @@ function run(sz: SevenZipModule, output: string[], args: string[]): number {
   }
 }
 
-export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promise<ArchiveListing> {
+export async function readSevenZip(bytes: Buffer, limits: Limits): Promise<ArchiveListing> {
   const output: string[] = [];
   // About ten lines per entry in `l -slt`; the header and the summary take a few dozen more.
   const sz = await sevenZip(output, (limits.maxArchiveEntries + 2) * 16 + 100);
@@ -96,9 +97,8 @@ export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promis
   const entries: ArchiveEntry[] = [];
   const wanted: ArchiveEntry[] = [];
   let truncated: string | null = null;
-  let total = 0;
   for (const e of entriesListed) {
-    if (entries.length >= limits.maxArchiveEntries) {
+    if (!limits.budget.takeEntry(limits.maxArchiveEntries)) {
       truncated ??= `more than ${limits.maxArchiveEntries} entries`;
       break;
     }
@@ -110,11 +110,10 @@ export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promis
       truncated ??= `${e.path}: uncompressed size unknown, not unpacked`;
       continue;
     }
-    if (total + e.size > limits.maxArchiveBytes) {
+    if (!limits.budget.takeBytes(e.size, limits.maxArchiveBytes)) {
       truncated ??= `more than ${limits.maxArchiveBytes} uncompressed bytes`;
       continue;
     }
-    total += e.size;
     wanted.push(entry);
   }
   if (wanted.length > 0) {
@@ -139,13 +138,14 @@ export async function readSevenZip(bytes: Buffer, limits: ExtractLimits): Promis
  */
 export async function unpackStream(
   bytes: Buffer,
-  limits: ExtractLimits,
+  limits: Limits,
 ): Promise<{ data: Buffer; truncated: string | null }> {
   const chunks: Buffer[] = [];
   let chunk = Buffer.alloc(1 << 16);
   let used = 0;
   let total = 0;
   let overBudget = false;
+  const allowed = limits.budget.bytesLeft;
   const output: string[] = [];
   const keep = (line: string) => {
     if (output.length < 100) output.push(line);
@@ -155,7 +155,7 @@ export async function unpackStream(
     printErr: keep,
     stdin: () => null,
     stdout: (byte: number) => {
-      if (total >= limits.maxArchiveBytes) {
+      if (total >= allowed) {
         overBudget = true;
         throw new Error("over the budget"); // 7-Zip sees a write error and stops
       }
@@ -170,8 +170,11 @@ export async function unpackStream(
   } as never);
   sz.FS.writeFile(ARCHIVE, bytes);
   const code = run(sz, output, ["e", "-so", "-pLOUPE", ARCHIVE]);
-  if (overBudget)
-    return { data: Buffer.alloc(0), truncated: `more than ${limits.maxArchiveBytes} uncompressed bytes` };
+  if (overBudget) {
+    const why = limits.budget.stop(`more than ${limits.maxArchiveBytes} uncompressed bytes`);
+    return { data: Buffer.alloc(0), truncated: why };
+  }
+  limits.budget.takeBytes(total, limits.maxArchiveBytes);
   if (code !== 0) throw new ParseFailure(`unreadable compressed stream: ${problem(output)}`);
   chunks.push(chunk.subarray(0, used));
   return { data: Buffer.concat(chunks), truncated: null };

@@ -34,12 +34,21 @@ function isValidUtf8(bytes: Buffer): boolean {
   }
 }
 
-/** Without a BOM, UTF-16 text shows as every other byte zero. */
+/**
+ * Without a BOM, UTF-16 text shows as every other byte zero — and the bytes between them not
+ * zero: a run of zero bytes is not text (taken for UTF-16, 100 MiB of zeros became 50 million
+ * characters of NUL).
+ */
 export function looksLikeUtf16(bytes: Buffer): boolean {
   const sample = bytes.subarray(0, 4096);
+  const pairs = sample.length / 2;
   let zerosOdd = 0;
-  for (let i = 1; i < sample.length; i += 2) if (sample[i] === 0) zerosOdd++;
-  return sample.length >= 16 && zerosOdd > (sample.length / 2) * 0.8;
+  let zerosEven = 0;
+  for (let i = 0; i + 1 < sample.length; i += 2) {
+    if (sample[i] === 0) zerosEven++;
+    if (sample[i + 1] === 0) zerosOdd++;
+  }
+  return sample.length >= 16 && zerosOdd > pairs * 0.8 && zerosEven < pairs * 0.2;
 }
 
 export function looksLikeText(bytes: Buffer): boolean {
@@ -59,7 +68,12 @@ export function looksLikeText(bytes: Buffer): boolean {
   return control / sample.length < 0.02;
 }
 
-export function extractText(bytes: Buffer): Extracted {
+/**
+ * Decodes at most the bytes that can make `maxChars` characters (4 bytes each at most): a huge
+ * text entry costs its share of the budget, never a string as large as itself.
+ */
+export function extractText(whole: Buffer, maxChars = Number.POSITIVE_INFINITY): Extracted {
+  const bytes = whole.length / 4 > maxChars ? whole.subarray(0, maxChars * 4) : whole;
   const decoded =
     looksLikeUtf16(bytes) && !(bytes[0] === 0xff || bytes[0] === 0xfe)
       ? { text: new TextDecoder("utf-16le").decode(bytes), encoding: "UTF-16LE" }

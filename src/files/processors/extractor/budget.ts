@@ -1,0 +1,83 @@
+/**
+ * One budget per extraction, shared by every level of nesting: characters of text kept, bytes
+ * unpacked, archive entries opened, and time. Limits checked only at the end let a 3 KB archive
+ * fill the heap first; this object is asked *before* work is done, and the first reason it says
+ * no becomes the partial result's `extra.loupe.truncated`.
+ */
+import type { ExtractLimits } from "./result.ts";
+
+/** The limits of one extraction with its running budget (created once per file, in the worker). */
+export type Limits = ExtractLimits & { budget: Budget };
+
+/** Of the extraction's time, the share after which no further archive entry is opened. */
+const SOFT_TIME_SHARE = 0.75;
+
+export class Budget {
+  #chars: number;
+  #bytes: number;
+  #entries: number;
+  readonly #softDeadline: number;
+  /** Why the extraction is partial (the first budget that ran out), or null. */
+  reason: string | null = null;
+
+  /** `deadline`: when the extraction's time is up (epoch ms; time spent waiting for a process counts). */
+  constructor(limits: ExtractLimits, deadline: number, now = Date.now()) {
+    this.#chars = limits.maxChars;
+    this.#bytes = limits.maxArchiveBytes;
+    this.#entries = limits.maxArchiveEntries;
+    this.#softDeadline = now + Math.max(0, deadline - now) * SOFT_TIME_SHARE;
+  }
+
+  get charsLeft(): number {
+    return this.#chars;
+  }
+
+  get bytesLeft(): number {
+    return this.#bytes;
+  }
+
+  /** Records why the result is partial (the first reason wins) and passes it on. */
+  stop(reason: string): string {
+    this.reason ??= reason;
+    return reason;
+  }
+
+  /** Takes `text` into the result, cut at the characters left. */
+  takeText(text: string): string {
+    if (text.length <= this.#chars) {
+      this.#chars -= text.length;
+      return text;
+    }
+    const kept = text.slice(0, this.#chars);
+    this.#chars = 0;
+    this.stop("more text than EXTRACT_MAX_CHARS allows");
+    return kept;
+  }
+
+  /** Reserves `n` unpacked bytes; false (and the reason recorded) when they do not fit. */
+  takeBytes(n: number, total: number): boolean {
+    if (n > this.#bytes) {
+      this.stop(`more than ${total} uncompressed bytes`);
+      return false;
+    }
+    this.#bytes -= n;
+    return true;
+  }
+
+  /** Reserves one archive entry; false (and the reason recorded) past the count. */
+  takeEntry(total: number): boolean {
+    if (this.#entries <= 0) {
+      this.stop(`more than ${total} entries`);
+      return false;
+    }
+    this.#entries--;
+    return true;
+  }
+
+  /** False once most of the time is spent: no further entry is opened, what was read is returned. */
+  hasTime(): boolean {
+    if (Date.now() <= this.#softDeadline) return true;
+    this.stop("the time limit came near: later entries were not opened");
+    return false;
+  }
+}
