@@ -1,0 +1,81 @@
+/**
+ * Starts the Mandolin-style Python peer (bench/peer/server.py) under uvicorn. Its Debian packages
+ * are installed the way the project installs system packages. Mandolin's image runs 4 uvicorn
+ * workers with uvloop and httptools; we keep 4 on this 2-core machine (BENCH_PEER_WORKERS).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { ROOT } from "../../src/common/config.ts";
+import { ensureDebianPackages } from "../../src/common/system.ts";
+import { freePort } from "../lib/server.ts";
+
+export const PEER_PACKAGES = [
+  "python3-fastapi",
+  "python3-uvicorn",
+  "python3-multipart",
+  "python3-pil",
+  "python3-yara",
+  "python3-uvloop",
+  "python3-httptools",
+];
+
+/** Debian's interpreter, not whatever `python3` comes first on PATH (it must see the apt packages). */
+const PYTHON = "/usr/bin/python3";
+
+export interface Peer {
+  url: string;
+  workers: number;
+  stop(): Promise<void>;
+}
+
+export async function startPeer(workers: number): Promise<Peer> {
+  const missing = ensureDebianPackages(PEER_PACKAGES, { info: console.log, warn: console.warn });
+  if (missing.length > 0) throw new Error(`the peer needs these Debian packages: ${missing.join(" ")}`);
+  const port = await freePort();
+  const child = spawn(
+    PYTHON,
+    [
+      "-m",
+      "uvicorn",
+      "server:app",
+      "--app-dir",
+      path.join(ROOT, "bench/peer"),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--workers",
+      String(workers),
+      "--log-level",
+      "warning",
+      "--no-access-log",
+    ],
+    // Its own process group, so stopping it also ends the uvicorn worker processes.
+    { stdio: ["ignore", "ignore", "inherit"], detached: true },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(url, child);
+  return { url, workers, stop: () => stopGroup(child) };
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      return;
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error("the Python peer did not start");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+function stopGroup(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || !child.pid) return resolve();
+    child.once("exit", () => resolve());
+    process.kill(-child.pid, "SIGTERM");
+  });
+}
