@@ -13,7 +13,7 @@ import { type MultipartBody, multipartBody } from "../lib/multipart.ts";
 import { startChildServer } from "../lib/server.ts";
 import { type ImageInput, phonePhotos, ruleCases, smallImages } from "./inputs.ts";
 import { checkThumbnailHashes, matchesOf, normalizeMatches, pixelHash } from "./outputs.ts";
-import { startPeer } from "./peer.ts";
+import { groupCpuSeconds, processCpuSeconds, startPeer } from "./peer.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SCALE = Number(process.env.BENCH_COMPARE_SCALE ?? 1);
@@ -122,9 +122,19 @@ async function checkOutputs(list: Measure[], peerUrl: string, loupeUrl: string):
   return problems.length;
 }
 
-async function side(base: string, m: Measure, inFlight: number): Promise<RunStats> {
+/** A round's figures plus the server's CPU milliseconds per request (all its threads/processes). */
+type SideStats = RunStats & { cpuMs: number };
+
+async function side(
+  base: string,
+  m: Measure,
+  inFlight: number,
+  cpuSeconds: () => number,
+): Promise<SideStats> {
   const total = Math.max(inFlight, Math.round(m.perRound * SCALE));
-  return runConcurrent(total, inFlight, (i) => post(base, m.calls[i % m.calls.length] as Call));
+  const cpu0 = cpuSeconds();
+  const stats = await runConcurrent(total, inFlight, (i) => post(base, m.calls[i % m.calls.length] as Call));
+  return { ...stats, cpuMs: ((cpuSeconds() - cpu0) * 1000) / total };
 }
 
 async function main(): Promise<void> {
@@ -147,15 +157,15 @@ async function main(): Promise<void> {
     failures += await checkOutputs(list, peer.url, loupe.url);
     for (const m of CHECK_ONLY ? [] : list) {
       for (const inFlight of IN_FLIGHT) {
-        let best = { peer: undefined as RunStats | undefined, loupe: undefined as RunStats | undefined };
+        let best = { peer: undefined as SideStats | undefined, loupe: undefined as SideStats | undefined };
         for (let round = 0; round < ROUNDS; round++) {
-          const p = await side(peer.url, m, inFlight);
-          const l = await side(loupe.url, m, inFlight);
+          const p = await side(peer.url, m, inFlight, () => groupCpuSeconds(peer.pgid));
+          const l = await side(loupe.url, m, inFlight, () => processCpuSeconds(loupe.pid));
           if (!best.peer || p.perSecond > best.peer.perSecond) best = { ...best, peer: p };
           if (!best.loupe || l.perSecond > best.loupe.perSecond) best = { ...best, loupe: l };
         }
-        const p = best.peer as RunStats;
-        const l = best.loupe as RunStats;
+        const p = best.peer as SideStats;
+        const l = best.loupe as SideStats;
         failures += p.errors + l.errors;
         const ratio = l.perSecond / p.perSecond;
         rows.push({
@@ -166,10 +176,11 @@ async function main(): Promise<void> {
           ratio: `${fmt(ratio, 2)}×`,
           target: `≥ ${m.target}×`,
           "Loupe p50/p99 ms": `${fmt(l.p50)}/${fmt(l.p99)}`,
+          "CPU ms/req peer/Loupe": `${fmt(p.cpuMs)}/${fmt(l.cpuMs)}`,
           errors: `${p.errors}/${l.errors}`,
         });
         console.log(
-          `${m.name}, ${inFlight} in flight: peer ${fmt(p.perSecond)}/s, Loupe ${fmt(l.perSecond)}/s → ${fmt(ratio, 2)}× (target ≥ ${m.target}×)${ratio >= m.target ? "" : "  MISS"}`,
+          `${m.name}, ${inFlight} in flight: peer ${fmt(p.perSecond)}/s, Loupe ${fmt(l.perSecond)}/s → ${fmt(ratio, 2)}× (target ≥ ${m.target}×)${ratio >= m.target ? "" : "  MISS"}; server CPU per request: peer ${fmt(p.cpuMs)} ms, Loupe ${fmt(l.cpuMs)} ms`,
         );
       }
     }

@@ -20,7 +20,7 @@ export async function pixelHash(png: Buffer): Promise<{ hash: string; width: num
   return { hash, width: info.width, height: info.height };
 }
 
-/** Compares with the recorded hashes; records them when there are none yet (or `record` is set). */
+/** Compares the hashes of this run's thumbnails with the recorded ones; records them when there are none yet (or `record` is set). */
 export function checkThumbnailHashes(actual: Record<string, string>, record: boolean): string[] {
   if (record || !existsSync(EXPECTED_FILE)) {
     writeFileSync(EXPECTED_FILE, `${JSON.stringify(actual, null, 2)}\n`);
@@ -29,9 +29,9 @@ export function checkThumbnailHashes(actual: Record<string, string>, record: boo
   }
   const expected = JSON.parse(readFileSync(EXPECTED_FILE, "utf8")) as Record<string, string>;
   const problems: string[] = [];
-  for (const [key, hash] of Object.entries(expected)) {
-    if (actual[key] === undefined) problems.push(`${key}: not produced`);
-    else if (actual[key] !== hash) problems.push(`${key}: pixels differ from the recorded output`);
+  for (const [key, hash] of Object.entries(actual)) {
+    if (expected[key] === undefined) problems.push(`${key}: no recorded output (run with --record)`);
+    else if (expected[key] !== hash) problems.push(`${key}: pixels differ from the recorded output`);
   }
   return problems;
 }

@@ -4,6 +4,7 @@
  * workers with uvloop and httptools; we keep 4 on this 2-core machine (BENCH_PEER_WORKERS).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ROOT } from "../../src/common/config.ts";
 import { ensureDebianPackages } from "../../src/common/system.ts";
@@ -25,6 +26,8 @@ const PYTHON = "/usr/bin/python3";
 export interface Peer {
   url: string;
   workers: number;
+  /** Process group of uvicorn and its workers. */
+  pgid: number;
   stop(): Promise<void>;
 }
 
@@ -55,7 +58,7 @@ export async function startPeer(workers: number): Promise<Peer> {
   );
   const url = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(url, child);
-  return { url, workers, stop: () => stopGroup(child) };
+  return { url, workers, pgid: child.pid ?? 0, stop: () => stopGroup(child) };
 }
 
 async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
@@ -78,4 +81,35 @@ function stopGroup(child: ChildProcess): Promise<void> {
     child.once("exit", () => resolve());
     process.kill(-child.pid, "SIGTERM");
   });
+}
+
+/** CPU seconds (user + system, all threads) used so far by every process of a process group (Linux /proc). */
+export function groupCpuSeconds(pgid: number): number {
+  let seconds = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat?.pgrp === pgid) seconds += stat.cpuSeconds;
+  }
+  return seconds;
+}
+
+/** CPU seconds (user + system, all threads) used so far by one process. */
+export function processCpuSeconds(pid: number): number {
+  return readStat(pid)?.cpuSeconds ?? 0;
+}
+
+/** USER_HZ: 100 on every Linux we run on. */
+const CLOCK_TICKS = 100;
+
+function readStat(pid: number): { pgrp: number; cpuSeconds: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined; // The process ended.
+  }
+  // After the command name (which may hold spaces): pgrp is field 5, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { pgrp: Number(fields[2]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS };
 }
