@@ -9,9 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { ROOT } from "../../src/common/config.ts";
 import { fmt, runConcurrent } from "../lib/measure.ts";
-import { multipartBody } from "../lib/multipart.ts";
 import { freePort } from "../lib/server.ts";
-import { phonePhotos, ruleCases, smallImages } from "./inputs.ts";
+import { callsFor } from "./calls.ts";
 
 interface ProfileNode {
   id: number;
@@ -24,20 +23,6 @@ interface CpuProfile {
   startTime: number;
   endTime: number;
   samples: number[];
-}
-
-async function calls(load: string): Promise<Array<{ path: string; body: ReturnType<typeof multipartBody> }>> {
-  if (load === "rules")
-    return ruleCases().map((c) => ({
-      path: "/analyzer/rulematch",
-      body: multipartBody(c.sample, "s.bin", { rules: c.rules }),
-    }));
-  const images = load === "photos" ? await phonePhotos() : await smallImages();
-  const query = load === "photos" ? "width=256&height=256&strategy=fit" : "width=200&height=150&strategy=fit";
-  return images.map((img) => ({
-    path: `/converter/thumbnail?${query}`,
-    body: multipartBody(img.bytes, img.name),
-  }));
 }
 
 /** Where a frame's code lives: a package, Loupe's own source, Node's internals, or a VM bucket. */
@@ -80,7 +65,7 @@ async function main(): Promise<void> {
   const [load = "small", inFlightArg = "4", requestsArg = "400"] = process.argv.slice(2);
   const inFlight = Number(inFlightArg);
   const requests = Number(requestsArg);
-  const list = await calls(load);
+  const list = await callsFor(load);
   const dir = await mkdtemp(path.join(os.tmpdir(), "loupe-prof-"));
   const port = await freePort();
   const child = spawn(

@@ -23,6 +23,7 @@ describe("uploads kept in memory", () => {
     parent = await mkdtemp(path.join(os.tmpdir(), "loupe-test-upload-mem-"));
     app = await createHttpServer({
       name: "upload-test",
+      description: "upload test",
       version: "0",
       logger: createLogger("silent", "upload-test"),
       specPath: "/openapi.json",
