@@ -56,6 +56,12 @@ export async function startPeer(workers: number): Promise<Peer> {
     // Its own process group, so stopping it also ends the uvicorn worker processes.
     { stdio: ["ignore", "ignore", "inherit"], detached: true },
   );
+  // Detached, the group would outlive a benchmark that crashes: end it when this process exits.
+  const endGroup = () => {
+    if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGTERM");
+  };
+  process.once("exit", endGroup);
+  child.once("exit", () => process.off("exit", endGroup));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(url, child);
   return { url, workers, pgid: child.pid ?? 0, stop: () => stopGroup(child) };
