@@ -1,11 +1,13 @@
 /**
  * The upload pipeline: a multipart body is streamed to a private temp file while its hashes are
  * computed; the upload is refused the moment it passes the size limit, and temp files are removed
- * whatever happens to the request (answered, failed, or aborted by the client).
+ * whatever happens to the request (answered, failed, or aborted by the client). A route that can
+ * work on bytes may ask for small bodies in memory: the decision is taken from Content-Length
+ * before reading, since the HTTP parser never delivers more body than that header announced.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm, unlink } from "node:fs/promises";
 import path from "node:path";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -31,10 +33,18 @@ export interface UploadedFile {
   size: number;
   /** md5/sha1/sha256, computed while streaming, for the operations that report them. */
   hashes?: FileHashes;
+  /** Only an InMemoryFile has bytes: `file.bytes ?? file.path` is what to read. */
+  bytes?: undefined;
 }
 
-export interface Upload {
-  file: UploadedFile;
+/** An upload kept in memory (see `memoryMax`): the bytes, and no temp file. */
+export interface InMemoryFile extends Omit<UploadedFile, "path" | "bytes"> {
+  path?: undefined;
+  bytes: Buffer;
+}
+
+export interface Upload<F = UploadedFile> {
+  file: F;
   /** Text form fields sent beside the file. */
   fields: Record<string, string>;
 }
@@ -43,6 +53,11 @@ export interface UploadLimits {
   maxFileSize: number;
   maxFieldSize: number;
   tmpDir: string;
+  /**
+   * Bodies of at most this many bytes (Content-Length) are kept in memory for the routes that
+   * ask for it: no temp file to create, write, reopen and remove. 0 turns it off.
+   */
+  memoryMax?: number;
 }
 
 const FILE_FIELD = "file";
@@ -78,7 +93,7 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<Up
     const files = req.tempFiles;
     if (!files) return;
     req.tempFiles = null;
-    const removal = Promise.all(files.map((f) => rm(f, { force: true })));
+    const removal = Promise.all(files.map(removeTempFile));
     pending.add(removal);
     await removal.finally(() => pending.delete(removal));
   };
@@ -89,6 +104,15 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<Up
     await rm(ownDir, { recursive: true, force: true });
   });
   return { ...limits, tmpDir: ownDir };
+}
+
+/** `unlink`, not `rm`: a temp file is a plain file, and `rm` costs two extra `lstat` per request. */
+async function removeTempFile(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
 }
 
 /** Removes `<pid>-<id>` folders whose process no longer runs (a crash or SIGKILL left them). */
@@ -102,17 +126,35 @@ async function sweepDeadProcessFolders(parent: string): Promise<void> {
 
 /**
  * Reads the multipart body of `req`: exactly one file in the field `file`, plus text fields.
- * Hashing costs CPU on large files, so only the operations that report hashes ask for it.
+ * Hashing costs CPU on large files, so only the operations that report hashes ask for it. With
+ * `memory: true`, a body within `limits.memoryMax` comes back as bytes instead of a temp file.
  */
 export function receiveUpload(
   req: FastifyRequest,
   limits: UploadLimits,
-  opts: { hash: boolean },
-): Promise<Upload> {
-  return readMultipart(req, limits, opts.hash);
+  opts: { hash: boolean; memory?: false },
+): Promise<Upload>;
+export function receiveUpload(
+  req: FastifyRequest,
+  limits: UploadLimits,
+  opts: { hash: boolean; memory: true },
+): Promise<Upload<UploadedFile | InMemoryFile>>;
+export function receiveUpload(
+  req: FastifyRequest,
+  limits: UploadLimits,
+  opts: { hash: boolean; memory?: boolean },
+): Promise<Upload<UploadedFile | InMemoryFile>> {
+  const length = Number(req.headers["content-length"]);
+  const inMemory = opts.memory === true && length > 0 && length <= (limits.memoryMax ?? 0);
+  return readMultipart(req, limits, opts.hash, inMemory);
 }
 
-async function readMultipart(req: FastifyRequest, limits: UploadLimits, hash: boolean): Promise<Upload> {
+async function readMultipart(
+  req: FastifyRequest,
+  limits: UploadLimits,
+  hash: boolean,
+  inMemory: boolean,
+): Promise<Upload<UploadedFile | InMemoryFile>> {
   if (!req.isMultipart()) {
     throw badRequest(
       "not_multipart",
@@ -120,7 +162,7 @@ async function readMultipart(req: FastifyRequest, limits: UploadLimits, hash: bo
     );
   }
   const fields: Record<string, string> = {};
-  let file: UploadedFile | undefined;
+  let file: UploadedFile | InMemoryFile | undefined;
   try {
     for await (const part of req.parts()) {
       if (part.type === "field") {
@@ -143,7 +185,13 @@ async function readMultipart(req: FastifyRequest, limits: UploadLimits, hash: bo
           `Files are accepted only in the field "${FILE_FIELD}", not "${part.fieldname}".`,
         );
       }
-      file = await saveToTempFile(req, part.file, part.filename, part.mimetype, limits, hash);
+      const described = {
+        filename: cleanFilename(part.filename),
+        declaredType: part.mimetype || DEFAULT_TYPE,
+      };
+      file = inMemory
+        ? { ...described, ...(await readToMemory(part.file, hash)) }
+        : { ...described, ...(await saveToTempFile(req, part.file, limits, hash)) };
     }
   } catch (err) {
     throw translateMultipartError(err, limits);
@@ -153,26 +201,36 @@ async function readMultipart(req: FastifyRequest, limits: UploadLimits, hash: bo
   return { file, fields };
 }
 
+const DEFAULT_TYPE = "application/octet-stream";
+
+type Received<F> = Omit<F, "filename" | "declaredType">;
+
 async function saveToTempFile(
   req: FastifyRequest,
   source: NodeJS.ReadableStream,
-  rawName: string,
-  declaredType: string,
   limits: UploadLimits,
   hash: boolean,
-): Promise<UploadedFile> {
+): Promise<Received<UploadedFile>> {
   const tempPath = path.join(limits.tmpDir, randomUUID());
   req.tempFiles ??= [];
   req.tempFiles.push(tempPath);
   const counter = hash ? new HashingStream() : new CountingStream();
   await pipeline(source, counter, createWriteStream(tempPath, { flags: "wx", mode: 0o600 }));
-  return {
-    path: tempPath,
-    filename: cleanFilename(rawName),
-    declaredType: declaredType || "application/octet-stream",
-    size: counter.size,
-    ...(counter instanceof HashingStream ? { hashes: counter.digests() } : {}),
-  };
+  return { path: tempPath, ...counted(counter) };
+}
+
+/** The caller checked Content-Length against `memoryMax`, so this holds at most that much. */
+async function readToMemory(source: NodeJS.ReadableStream, hash: boolean): Promise<Received<InMemoryFile>> {
+  const counter = hash ? new HashingStream() : new CountingStream();
+  const chunks: Buffer[] = [];
+  await pipeline(source, counter, async (stream: AsyncIterable<Buffer>) => {
+    for await (const chunk of stream) chunks.push(chunk);
+  });
+  return { bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), ...counted(counter) };
+}
+
+function counted(counter: CountingStream): { size: number; hashes?: FileHashes } {
+  return { size: counter.size, ...(counter instanceof HashingStream ? { hashes: counter.digests() } : {}) };
 }
 
 function translateMultipartError(err: unknown, limits: UploadLimits): unknown {

@@ -1,0 +1,121 @@
+/**
+ * Starts the Mandolin-style Python peer (bench/peer/server.py) under uvicorn. Its Debian packages
+ * are installed the way the project installs system packages. Mandolin's image runs 4 uvicorn
+ * workers with uvloop and httptools; we keep 4 on this 2-core machine (BENCH_PEER_WORKERS).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT } from "../../src/common/config.ts";
+import { ensureDebianPackages } from "../../src/common/system.ts";
+import { freePort } from "../lib/server.ts";
+
+export const PEER_PACKAGES = [
+  "python3-fastapi",
+  "python3-uvicorn",
+  "python3-multipart",
+  "python3-pil",
+  "python3-yara",
+  "python3-uvloop",
+  "python3-httptools",
+];
+
+/** Debian's interpreter, not whatever `python3` comes first on PATH (it must see the apt packages). */
+const PYTHON = "/usr/bin/python3";
+
+export interface Peer {
+  url: string;
+  workers: number;
+  /** Process group of uvicorn and its workers. */
+  pgid: number;
+  stop(): Promise<void>;
+}
+
+export async function startPeer(workers: number): Promise<Peer> {
+  const missing = ensureDebianPackages(PEER_PACKAGES, { info: console.log, warn: console.warn });
+  if (missing.length > 0) throw new Error(`the peer needs these Debian packages: ${missing.join(" ")}`);
+  const port = await freePort();
+  const child = spawn(
+    PYTHON,
+    [
+      "-m",
+      "uvicorn",
+      "server:app",
+      "--app-dir",
+      path.join(ROOT, "bench/peer"),
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--workers",
+      String(workers),
+      "--log-level",
+      "warning",
+      "--no-access-log",
+    ],
+    // Its own process group, so stopping it also ends the uvicorn worker processes.
+    { stdio: ["ignore", "ignore", "inherit"], detached: true },
+  );
+  // Detached, the group would outlive a benchmark that crashes: end it when this process exits.
+  const endGroup = () => {
+    if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGTERM");
+  };
+  process.once("exit", endGroup);
+  child.once("exit", () => process.off("exit", endGroup));
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(url, child);
+  return { url, workers, pgid: child.pid ?? 0, stop: () => stopGroup(child) };
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      return;
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error("the Python peer did not start");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+function stopGroup(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || !child.pid) return resolve();
+    child.once("exit", () => resolve());
+    process.kill(-child.pid, "SIGTERM");
+  });
+}
+
+/** CPU seconds (user + system, all threads) used so far by every process of a process group (Linux /proc). */
+export function groupCpuSeconds(pgid: number): number {
+  let seconds = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat?.pgrp === pgid) seconds += stat.cpuSeconds;
+  }
+  return seconds;
+}
+
+/** CPU seconds (user + system, all threads) used so far by one process. */
+export function processCpuSeconds(pid: number): number {
+  return readStat(pid)?.cpuSeconds ?? 0;
+}
+
+/** USER_HZ: 100 on every Linux we run on. */
+const CLOCK_TICKS = 100;
+
+function readStat(pid: number): { pgrp: number; cpuSeconds: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined; // The process ended.
+  }
+  // After the command name (which may hold spaces): pgrp is field 5, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { pgrp: Number(fields[2]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS };
+}
