@@ -116,6 +116,7 @@ export function registerApi(app: App, deps: ApiDeps): void {
     {
       schema: {
         tags,
+        operationId: "ask_about_subject",
         summary:
           "Ask about a subject: 200 with stored data, 201 while a lookup runs, 502 when every vendor failed",
         body: RequestBody,
@@ -175,7 +176,8 @@ export function registerApi(app: App, deps: ApiDeps): void {
     {
       schema: {
         tags,
-        summary: "A lookup's status and per-vendor outcome",
+        operationId: "get_request",
+        summary: "A request's status and per-vendor outcome",
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
       },
     },
@@ -195,7 +197,13 @@ export function registerApi(app: App, deps: ApiDeps): void {
 
   app.get(
     "/api/types/",
-    { schema: { tags, summary: "Every super type of the taxonomy with its sub_types (Threatr's shape)" } },
+    {
+      schema: {
+        tags,
+        operationId: "list_types",
+        summary: "Every super type of the taxonomy with its sub_types (Threatr's shape)",
+      },
+    },
     async () => taxonomyJson(SUPER_TYPES),
   );
   // Colander's get_threatr_types asks for /api/types without the slash.
@@ -206,6 +214,7 @@ export function registerApi(app: App, deps: ApiDeps): void {
     {
       schema: {
         tags,
+        operationId: "list_all_types",
         summary:
           "Every type of the taxonomy in the shape of /api/types/supported/ (what /api/types/ answered before)",
       },
@@ -215,7 +224,13 @@ export function registerApi(app: App, deps: ApiDeps): void {
 
   app.get(
     "/api/types/supported/",
-    { schema: { tags, summary: "The types at least one connector can look up" } },
+    {
+      schema: {
+        tags,
+        operationId: "list_supported_types",
+        summary: "The types at least one connector can look up",
+      },
+    },
     async () =>
       typesJson(SUPER_TYPES, (superType, type) => connectors.some((c) => supports(c, { superType, type }))),
   );
@@ -225,6 +240,7 @@ export function registerApi(app: App, deps: ApiDeps): void {
     {
       schema: {
         tags,
+        operationId: "list_modules",
         summary: "Every connector; `configured` counts its credential sets (Threatr's AvailableModule)",
       },
     },
@@ -233,7 +249,7 @@ export function registerApi(app: App, deps: ApiDeps): void {
 
   app.get(
     "/api/status/now/",
-    { schema: { tags, summary: "Cache sizes, modules, workers, queue" } },
+    { schema: { tags, operationId: "get_status", summary: "Cache sizes, modules, workers, queue" } },
     async () => ({
       ...(await serviceStatus(deps)),
       git_commit_hash: gitCommitHash(),
