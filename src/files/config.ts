@@ -173,6 +173,24 @@ export const filesSettings = {
     },
   ),
   ocrMaxPages: integer("OCR_MAX_PAGES", 50, "PDF pages without text OCRed per file at most.", { min: 0 }),
+  iocMaxChars: integer(
+    "IOC_MAX_CHARS",
+    10_000_000,
+    "Characters of text scanned for indicators per file; past it the result says truncated.",
+    { min: 0 },
+  ),
+  iocMaxIndicators: integer("IOC_MAX_INDICATORS", 5000, "Distinct indicators returned per file at most.", {
+    min: 0,
+  }),
+  iocMaxTokenChars: integer(
+    "IOC_MAX_TOKEN_CHARS",
+    4096,
+    "Longest run of non-space characters looked at as an indicator (longer runs are skipped).",
+    { min: 16 },
+  ),
+  iocMaxLocations: integer("IOC_MAX_LOCATIONS", 20, "Locations listed per indicator (all are counted).", {
+    min: 0,
+  }),
 };
 
 export type FilesConfig = ReturnType<typeof readFilesConfig>;
