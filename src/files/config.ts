@@ -188,6 +188,7 @@ export const filesSettings = {
     "Longest run of non-space characters looked at as an indicator (longer runs are skipped).",
     { min: 16 },
   ),
+  iocTimeoutMs: integer("IOC_TIMEOUT_MS", 30_000, "Time limit of one indicator scan, in ms.", { min: 1 }),
   iocMaxLocations: integer("IOC_MAX_LOCATIONS", 20, "Locations listed per indicator (all are counted).", {
     min: 0,
   }),

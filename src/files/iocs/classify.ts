@@ -39,6 +39,17 @@ export interface Candidate {
 
 const LEADING = new Set([..."([{<'\"*_,;:"]);
 const TRAILING = new Set([...".,;:!?)]}>'\"*_"]);
+const SEPARATOR = /[,;=:]/;
+/** Every kind but hashes, wallets and CVE ids holds one of these characters. */
+const MARK = /[.:@\\/]/;
+
+/** Cheap test that rules out most words of prose before any real work. */
+export function mayHold(token: string): boolean {
+  if (token.length < 4) return false;
+  if (MARK.test(token)) return true;
+  return token.length >= 25 || /^.?cve-/i.test(token);
+}
+
 const HASH_KIND = { 32: "md5", 40: "sha1", 64: "sha256" } as const;
 
 /** The token without the punctuation prose puts around it; a ")" stays when the token opened one. */
@@ -62,6 +73,7 @@ export function classify(token: string, includePrivate: boolean): Candidate[] {
   const whole = token.slice(start, end);
   const found = standalone(whole, includePrivate);
   if (found) return [{ ...found, start, end }];
+  if (!SEPARATOR.test(whole)) return [];
   // "md5:…", "ip=1.2.3.4", "a.com,b.com": try the pieces.
   const out: Candidate[] = [];
   let pieceStart = start;

@@ -4,7 +4,7 @@
  * was hit). Windows paths and registry keys may hold single spaces ("Program Files"): a token that
  * starts one takes the next tokens while they go on with a backslash.
  */
-import { type Candidate, classify } from "./classify.ts";
+import { type Candidate, classify, mayHold } from "./classify.ts";
 import { PHONE, TOKEN, VERSION_BEFORE } from "./patterns.ts";
 import { type Refanged, refang } from "./refang.ts";
 import { type Indicator, type IocOptions, type IocResult, TAXONOMY_TYPE, type TextPart } from "./types.ts";
@@ -23,7 +23,7 @@ class Collector {
   add(c: Candidate, part: TextPart, offset: number, defanged: boolean) {
     const key = `${c.kind}\u0000${c.value}`;
     const known = this.found.get(key);
-    const location = { part: part.part, page: part.page ?? null, offset };
+    const location = { part: part.part, page: part.page ?? null, offset: (part.offset ?? 0) + offset };
     if (known) {
       known.occurrences++;
       known.defanged ||= defanged;
@@ -64,6 +64,24 @@ export function extractIocs(parts: TextPart[], options: IocOptions): IocResult {
   };
 }
 
+/** Repeated tokens (the same URL a thousand times) are classified once. */
+class ClassifyCache {
+  private readonly seen = new Map<string, Candidate[]>();
+  private readonly includePrivate: boolean;
+  constructor(includePrivate: boolean) {
+    this.includePrivate = includePrivate;
+  }
+  classify(token: string): Candidate[] {
+    const known = this.seen.get(token);
+    if (known) return known;
+    const found = classify(token, this.includePrivate);
+    if (this.seen.size >= CACHE_SIZE) this.seen.clear();
+    this.seen.set(token, found);
+    return found;
+  }
+}
+const CACHE_SIZE = 10_000;
+
 /** Words a Windows path or registry key may take after a space before its next backslash. */
 const PATH_LOOKAHEAD = 3;
 
@@ -72,6 +90,7 @@ function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
   const text = r.text;
   const tokens = new RegExp(TOKEN.source, "g");
   const pending: RegExpExecArray[] = [];
+  const cache = new ClassifyCache(options.includePrivate ?? false);
   const next = () => pending.shift() ?? tokens.exec(text);
   let m = next();
   while (m && !collector.full) {
@@ -80,8 +99,8 @@ function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
     if (STARTS_WINDOWS.test(token))
       token = joinPath(token, start, text, tokens, pending, options.maxTokenChars);
     m = next();
-    if (token.length > options.maxTokenChars) continue;
-    for (const c of classify(token, options.includePrivate ?? false)) {
+    if (token.length > options.maxTokenChars || !mayHold(token)) continue;
+    for (const c of cache.classify(token)) {
       if (
         c.kind === "ipv4" &&
         VERSION_BEFORE.test(text.slice(Math.max(0, start + c.start - 16), start + c.start))
@@ -92,6 +111,7 @@ function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
   }
   for (const p of text.matchAll(PHONE)) {
     if (collector.full) break;
+    if (/[\w+]/.test(text[p.index - 1] ?? "")) continue;
     const value = phone(p[0]);
     if (value) record({ kind: "phone", value, start: 0, end: p[0].length }, p.index, r, part, collector);
   }
@@ -106,27 +126,26 @@ function joinPath(
   pending: RegExpExecArray[],
   maxChars: number,
 ): string {
-  let token = first;
+  let end = start + first.length;
   for (;;) {
-    if (token.length > maxChars) return token;
-    let end = start + token.length;
+    let reach = end;
     const ahead: RegExpExecArray[] = [];
     let joined = false;
-    while (ahead.length < PATH_LOOKAHEAD) {
+    while (ahead.length < PATH_LOOKAHEAD && reach - start <= maxChars) {
       const t = pending.shift() ?? tokens.exec(text);
       if (!t) break;
       ahead.push(t);
-      if (t.index !== end + 1 || text[end] !== " " || STARTS_WINDOWS.test(t[0])) break;
-      end = t.index + t[0].length;
+      if (t.index !== reach + 1 || text[reach] !== " " || STARTS_WINDOWS.test(t[0])) break;
+      reach = t.index + t[0].length;
       if (continuesPath(t[0])) {
-        token = text.slice(start, end);
+        end = reach;
         joined = true;
         ahead.length = 0;
         break;
       }
     }
     pending.unshift(...ahead);
-    if (!joined) return token;
+    if (!joined) return text.slice(start, end);
   }
 }
 

@@ -7,8 +7,8 @@
 /** A token: a run of characters that can belong to an indicator. One class, nothing after: linear. */
 export const TOKEN = /[^\s"'<>`{}|]+/g;
 
-/** International phone numbers only (a leading +): national formats are too ambiguous to be worth it. */
-export const PHONE = /(?<![\w+])\+[1-9][0-9 ().-]{6,20}[0-9]/g;
+/** International phone numbers only (a leading +, not after a word or another +: checked in code): national formats are too ambiguous. */
+export const PHONE = /\+[1-9][0-9 ().-]{6,20}[0-9]/g;
 
 export const URL_SCHEME = /(?:https?|ftps?|sftp|wss?):\/\//i;
 

@@ -50,6 +50,8 @@ export interface TextPart {
   text: string;
   /** Page of a document or entry of an archive, when the text is known to come from one. */
   page?: string | null;
+  /** Where `text` starts in the part, when a part is handed over in pieces (default 0). */
+  offset?: number;
 }
 
 export interface IocLocation {
