@@ -144,6 +144,31 @@ describe("validation", () => {
   });
 });
 
+describe("layout", () => {
+  it("ends when a path or registry key is the last token (a rewound scan looped forever)", {
+    timeout: 5000,
+  }, () => {
+    assert.deepEqual(values("writes %TEMP%\\jq\\run.js and sets HKCU\\Software\\Run"), [
+      "path:%TEMP%\\jq\\run.js",
+      "registry_key:HKCU\\Software\\Run",
+    ]);
+  });
+
+  it("joins indicators wrapped at a line end after - / \\ and keeps offsets", () => {
+    const text = "from hxxps://secure-login-\nverify[.]com/auth and HKLM\\\nSOFTWARE\\Run, intru-\nsion.";
+    const found = scan(text).indicators;
+    assert.deepEqual(
+      found.map((i) => `${i.kind}:${i.value}`),
+      [
+        "url:https://secure-login-verify.com/auth",
+        "domain:secure-login-verify.com",
+        "registry_key:HKLM\\SOFTWARE\\Run",
+      ],
+    );
+    assert.equal(found[1]?.locations[0]?.offset, text.indexOf("secure-login"));
+  });
+});
+
 describe("de-duplication and limits", () => {
   it("lists each indicator once with its occurrences and first locations", () => {
     const result = extractIocs(

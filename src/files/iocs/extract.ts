@@ -1,16 +1,14 @@
 /**
  * Indicators out of text: refang, cut the text into tokens, classify each, de-duplicate. Linear in
  * the text scanned, which is capped, as is the number of indicators kept (the result says which cap
- * was hit). Windows paths and registry keys may hold single spaces ("Program Files"): a token that
- * starts one takes the next tokens while they go on with a backslash.
+ * was hit).
  */
 import { type Candidate, classify, mayHold } from "./classify.ts";
-import { PHONE, TOKEN, VERSION_BEFORE } from "./patterns.ts";
+import { PHONE, VERSION_BEFORE } from "./patterns.ts";
 import { type Refanged, refang } from "./refang.ts";
+import { tokensOf } from "./tokens.ts";
 import { type Indicator, type IocOptions, type IocResult, TAXONOMY_TYPE, type TextPart } from "./types.ts";
 import { phone } from "./validate.ts";
-
-const STARTS_WINDOWS = /^(?:[a-z]:\\|%[a-z_]{1,40}%\\|HKEY_|HK(?:LM|CU|CR|U|CC)\\)/i;
 
 class Collector {
   readonly found = new Map<string, Indicator>();
@@ -82,25 +80,17 @@ class ClassifyCache {
 }
 const CACHE_SIZE = 10_000;
 
-/** Words a Windows path or registry key may take after a space before its next backslash. */
-const PATH_LOOKAHEAD = 3;
-
 function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
   const r = refang(part.text);
   const text = r.text;
-  const tokens = new RegExp(TOKEN.source, "g");
-  const pending: RegExpExecArray[] = [];
   const cache = new ClassifyCache(options.includePrivate ?? false);
-  const next = () => pending.shift() ?? tokens.exec(text);
-  let m = next();
-  while (m && !collector.full) {
-    const start = m.index;
-    let token = m[0];
-    if (STARTS_WINDOWS.test(token))
-      token = joinPath(token, start, text, tokens, pending, options.maxTokenChars);
-    m = next();
+  for (const { start, token, breaks } of tokensOf(text, options.maxTokenChars)) {
+    if (collector.full) break;
     if (token.length > options.maxTokenChars || !mayHold(token)) continue;
-    for (const c of cache.classify(token)) {
+    for (const found of cache.classify(token)) {
+      // Back to text offsets: each line break joined before a position shifts it by one.
+      const shift = (i: number) => i + breaks.filter((b) => b <= i).length;
+      const c = { ...found, start: shift(found.start), end: shift(found.end) };
       if (
         c.kind === "ipv4" &&
         VERSION_BEFORE.test(text.slice(Math.max(0, start + c.start - 16), start + c.start))
@@ -115,43 +105,6 @@ function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
     const value = phone(p[0]);
     if (value) record({ kind: "phone", value, start: 0, end: p[0].length }, p.index, r, part, collector);
   }
-}
-
-/** Joins "C:\Program" + "Files" + "(x86)\App\a.exe" across single spaces; unused look-ahead goes back to `pending`. */
-function joinPath(
-  first: string,
-  start: number,
-  text: string,
-  tokens: RegExp,
-  pending: RegExpExecArray[],
-  maxChars: number,
-): string {
-  let end = start + first.length;
-  for (;;) {
-    let reach = end;
-    const ahead: RegExpExecArray[] = [];
-    let joined = false;
-    while (ahead.length < PATH_LOOKAHEAD && reach - start <= maxChars) {
-      const t = pending.shift() ?? tokens.exec(text);
-      if (!t) break;
-      ahead.push(t);
-      if (t.index !== reach + 1 || text[reach] !== " " || STARTS_WINDOWS.test(t[0])) break;
-      reach = t.index + t[0].length;
-      if (continuesPath(t[0])) {
-        end = reach;
-        joined = true;
-        ahead.length = 0;
-        break;
-      }
-    }
-    pending.unshift(...ahead);
-    if (!joined) return text.slice(start, end);
-  }
-}
-
-function continuesPath(next: string): boolean {
-  const slash = next.indexOf("\\");
-  return slash >= 0 && !STARTS_WINDOWS.test(next) && !/[:/]/.test(next.slice(0, slash));
 }
 
 function record(c: Candidate, tokenStart: number, r: Refanged, part: TextPart, collector: Collector) {

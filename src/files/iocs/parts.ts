@@ -7,6 +7,8 @@ import type { TextPart } from "./types.ts";
 
 /** Hashes of the file itself and its own name are not indicators found in it. */
 const SKIPPED_NAMESPACES = new Set(["hashes", "file", "loupe"]);
+/** Identifiers shaped like e-mail addresses that are not mailboxes. */
+const SKIPPED_KEYS = new Set(["message_id", "in_reply_to", "references"]);
 const MAX_DEPTH = 8;
 /** Metadata strings scanned at most; IOC_MAX_CHARS bounds their total size. */
 const MAX_VALUES = 20_000;
@@ -51,6 +53,7 @@ function collect(value: unknown, path: string, depth: number, out: TextPart[]): 
   } else if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) collect(v, `${path}.${i}`, depth + 1, out);
   } else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) collect(v, `${path}.${k}`, depth + 1, out);
+    for (const [k, v] of Object.entries(value))
+      if (!SKIPPED_KEYS.has(k)) collect(v, `${path}.${k}`, depth + 1, out);
   }
 }
