@@ -68,6 +68,19 @@ describe("POST /analyzer/iocs", () => {
     assert.equal(entry.analysis.indicators.length, 2);
   });
 
+  it("the extractor's result carries the same indicators (extra.iocs) and the fuzzy hashes", async () => {
+    const text = `The implant calls cdn-sync[.]net.\n${"Long enough text for a TLSH digest, with varied words. ".repeat(20)}`;
+    const extracted = await json(await postFile(`${server.url}/analyzer/extractor`, text, "note.txt"));
+    const extra = extracted.processors.extractor.analysis.extra;
+    assert.deepEqual(
+      extra.iocs.indicators.map((i: Found) => i.value),
+      ["cdn-sync.net"],
+    );
+    assert.match(extra.hashes.ssdeep, /^\d+:[A-Za-z0-9+/]+:[A-Za-z0-9+/]*$/);
+    assert.match(extra.hashes.tlsh, /^[0-9A-F]{70}$/);
+    assert.deepEqual((await iocs(text, "note.txt")).entry.analysis, extra.iocs);
+  });
+
   it("reports private addresses only when asked", async () => {
     const text = "lateral movement to 10.20.30.40 and 172.16.5.4";
     assert.deepEqual((await iocs(text, "a.txt")).entry.analysis.indicators, []);

@@ -5,8 +5,8 @@
  */
 import type { TextPart } from "./types.ts";
 
-/** Hashes of the file itself and its own name are not indicators found in it. */
-const SKIPPED_NAMESPACES = new Set(["hashes", "file", "loupe"]);
+/** Hashes of the file itself and its own name are not indicators found in it (nor a previous scan). */
+const SKIPPED_NAMESPACES = new Set(["hashes", "file", "loupe", "iocs"]);
 /** Identifiers shaped like e-mail addresses that are not mailboxes. */
 const SKIPPED_KEYS = new Set(["message_id", "in_reply_to", "references"]);
 const MAX_DEPTH = 8;

@@ -6,21 +6,11 @@
 import { Type } from "typebox";
 import { badRequest } from "../../common/errors.ts";
 import type { FilesConfig } from "../config.ts";
+import { iocOptions } from "../iocs/options.ts";
 import { extractionParts } from "../iocs/parts.ts";
 import { IocScanner, IocScanTimeout } from "../iocs/scanner.ts";
 import { iocsAnalysis } from "../iocs/schema.ts";
-import type { IocOptions } from "../iocs/types.ts";
 import { type Processor, ProcessorFailure } from "./processor.ts";
-
-export function iocOptions(config: FilesConfig, includePrivate = false): IocOptions {
-  return {
-    maxChars: config.iocMaxChars,
-    maxIndicators: config.iocMaxIndicators,
-    maxTokenChars: config.iocMaxTokenChars,
-    maxLocations: config.iocMaxLocations,
-    includePrivate,
-  };
-}
 
 function privateField(raw: string | undefined): boolean {
   if (raw === undefined || raw === "" || raw === "false") return false;
@@ -62,10 +52,14 @@ export function createIocsProcessor(config: FilesConfig, extractor: Processor): 
         type?: string;
         extra?: Record<string, unknown>;
       };
+      const metadata = { type: analysis.type ?? "application/octet-stream" };
+      // The extractor already scanned with the default options.
+      const done = analysis.extra?.iocs as { indicators?: unknown } | undefined;
+      if (!includePrivate && done?.indicators) return { content: null, metadata, analysis: done };
       const parts = extractionParts({ content: out.content, title: analysis.title, extra: analysis.extra });
       return {
         content: null,
-        metadata: { type: analysis.type ?? "application/octet-stream" },
+        metadata,
         analysis: await scanner
           .scan(parts, iocOptions(config, includePrivate), ctx.signal)
           .catch((err: unknown) => {

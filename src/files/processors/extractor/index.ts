@@ -5,6 +5,11 @@
 import { Piscina } from "piscina";
 import { Type } from "typebox";
 import type { FilesConfig } from "../../config.ts";
+import { FuzzyHasher } from "../../fuzzy/index.ts";
+import { iocOptions } from "../../iocs/options.ts";
+import { extractionParts } from "../../iocs/parts.ts";
+import { IocScanner, IocScanTimeout } from "../../iocs/scanner.ts";
+import type { UploadedFile } from "../../upload.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
 import { ocrEngine } from "./backends/ocr.ts";
@@ -36,6 +41,31 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       : {}),
     ...(config.tikaUrl ? { tika: { url: config.tikaUrl, timeoutMs: config.tikaTimeoutMs } } : {}),
   };
+  // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
+  const workers = {
+    threads: config.extractWorkers,
+    minThreads: config.workerMinThreads,
+    idleMs: config.workerIdleMs,
+  };
+  const hasher = new FuzzyHasher({
+    ...workers,
+    timeoutMs: config.fuzzyTimeoutMs,
+    maxBytes: config.fuzzyMaxBytes,
+  });
+  const scanner = new IocScanner({ ...workers, timeoutMs: config.iocTimeoutMs });
+  async function extras(file: UploadedFile, result: ExtractResult & { ok: true }, signal: AbortSignal) {
+    const parts = extractionParts({ content: result.content, title: result.title, extra: result.extra });
+    const [fuzzy, iocs] = await Promise.all([
+      hasher
+        .hash(file.path, file.size, signal)
+        .then((f) => (f.skipped ? { fuzzy_skipped: f.skipped } : { ssdeep: f.ssdeep, tlsh: f.tlsh })),
+      scanner.scan(parts, iocOptions(config), signal).catch((err: unknown) => {
+        if (err instanceof IocScanTimeout) return { error: "timeout" };
+        throw err;
+      }),
+    ]);
+    return { fuzzy, iocs };
+  }
   return {
     name: "extractor",
     url: "https://github.com/loupe-project/loupe/blob/main/docs/extraction.md",
@@ -69,6 +99,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
         throw new ProcessorFailure("engine_error", `Extraction failed: ${message}`);
       }
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
+      const { fuzzy, iocs } = await extras(file, result, ctx.signal);
       return {
         content: result.content,
         metadata: null,
@@ -80,8 +111,9 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
           language: result.language,
           extra: {
             ...result.extra,
-            hashes: { ...file.hashes },
+            hashes: { ...file.hashes, ...fuzzy },
             file: { name: file.filename, declared_type: file.declaredType },
+            iocs,
           },
         },
       };
@@ -96,7 +128,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       };
     },
     async close() {
-      await pool.destroy();
+      await Promise.all([pool.destroy(), hasher.close(), scanner.close()]);
     },
   };
 }
