@@ -53,19 +53,22 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     maxBytes: config.fuzzyMaxBytes,
   });
   const scanner = new IocScanner({ ...workers, timeoutMs: config.iocTimeoutMs });
-  async function extras(file: UploadedFile, result: ExtractResult & { ok: true }, signal: AbortSignal) {
-    const parts = extractionParts({ content: result.content, title: result.title, extra: result.extra });
-    const [fuzzy, iocs] = await Promise.all([
-      hasher
-        .hash(file.path, file.size, signal)
-        .then((f) => (f.skipped ? { fuzzy_skipped: f.skipped } : { ssdeep: f.ssdeep, tlsh: f.tlsh })),
-      scanner.scan(parts, iocOptions(config), signal).catch((err: unknown) => {
+  // Fuzzy hashes start with the extraction (they read the file, not its text); indicators follow it.
+  const fuzzyOf = (file: UploadedFile, signal: AbortSignal) =>
+    hasher
+      .hash(file.path, file.size, signal)
+      .then((f) => (f.skipped ? { fuzzy_skipped: f.skipped } : { ssdeep: f.ssdeep, tlsh: f.tlsh }));
+  const iocsOf = (result: ExtractResult & { ok: true }, signal: AbortSignal) =>
+    scanner
+      .scan(
+        extractionParts({ content: result.content, title: result.title, extra: result.extra }),
+        iocOptions(config),
+        signal,
+      )
+      .catch((err: unknown) => {
         if (err instanceof IocScanTimeout) return { error: "timeout" };
         throw err;
-      }),
-    ]);
-    return { fuzzy, iocs };
-  }
+      });
   return {
     name: "extractor",
     url: "https://github.com/loupe-project/loupe/blob/main/docs/extraction.md",
@@ -77,6 +80,8 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     analysisSchema: extractorAnalysis,
     async run(file, _fields, ctx) {
       const deadline = AbortSignal.timeout(config.extractTimeoutMs);
+      const fuzzyHashes = fuzzyOf(file, ctx.signal);
+      fuzzyHashes.catch(() => {}); // awaited below; ignored when the extraction fails first
       let result: ExtractResult;
       try {
         result = await pool.run(
@@ -99,7 +104,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
         throw new ProcessorFailure("engine_error", `Extraction failed: ${message}`);
       }
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
-      const { fuzzy, iocs } = await extras(file, result, ctx.signal);
+      const [fuzzy, iocs] = await Promise.all([fuzzyHashes, iocsOf(result, ctx.signal)]);
       return {
         content: result.content,
         metadata: null,
