@@ -48,7 +48,7 @@ function speed(): void {
     const r = extractIocs([{ part: "content", text }], OPTIONS);
     const ms = performance.now() - t;
     console.log(
-      `${name.padEnd(20)} ${ms.toFixed(0).padStart(6)} ms  ${(text.length / 1e6 / (ms / 1000)).toFixed(1).padStart(5)} MB/s  ${r.indicators.length} indicators${r.truncated ? ` (${r.truncated})` : ""}`,
+      `${name.padEnd(24)} ${ms.toFixed(0).padStart(6)} ms  ${(text.length / 1e6 / (ms / 1000)).toFixed(1).padStart(5)} MB/s  ${r.indicators.length} indicators${r.truncated ? ` (${r.truncated})` : ""}`,
     );
   }
 }
