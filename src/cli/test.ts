@@ -23,6 +23,8 @@ export const TEST_SYSTEM_PACKAGES: string[] = [
   "gcab", // CAB cabinet fixtures
   "ffmpeg", // tagged audio and video fixtures
   "libheif-examples", // heif-enc: HEIC fixtures (sharp cannot encode HEVC)
+  "ssdeep", // oracle of the ssdeep digests
+  "tlsh-tools", // oracle of the TLSH digests
 ];
 
 export async function test(args: string[]): Promise<number | undefined> {

@@ -200,6 +200,34 @@ export const filesSettings = {
     },
   ),
   ocrMaxPages: integer("OCR_MAX_PAGES", 50, "PDF pages without text OCRed per file at most.", { min: 0 }),
+  iocMaxChars: integer(
+    "IOC_MAX_CHARS",
+    10_000_000,
+    "Characters of text scanned for indicators per file; past it the result says truncated.",
+    { min: 0 },
+  ),
+  iocMaxIndicators: integer("IOC_MAX_INDICATORS", 5000, "Distinct indicators returned per file at most.", {
+    min: 0,
+  }),
+  iocMaxTokenChars: integer(
+    "IOC_MAX_TOKEN_CHARS",
+    4096,
+    "Longest run of non-space characters looked at as an indicator (longer runs are skipped).",
+    { min: 16 },
+  ),
+  fuzzyMaxBytes: integer(
+    "FUZZY_MAX_BYTES",
+    20_000_000,
+    "Largest file given ssdeep and TLSH digests, in bytes (they run at 1–2.5 MB/s).",
+    { min: 0 },
+  ),
+  fuzzyTimeoutMs: integer("FUZZY_TIMEOUT_MS", 60_000, "Time limit of the fuzzy hashes of one file, in ms.", {
+    min: 1,
+  }),
+  iocTimeoutMs: integer("IOC_TIMEOUT_MS", 30_000, "Time limit of one indicator scan, in ms.", { min: 1 }),
+  iocMaxLocations: integer("IOC_MAX_LOCATIONS", 20, "Locations listed per indicator (all are counted).", {
+    min: 0,
+  }),
 };
 
 export type FilesConfig = ReturnType<typeof readFilesConfig>;

@@ -2,14 +2,17 @@ import type { ClamdAddress } from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
 import { configuredClamd, createAntivirusProcessor } from "./antivirus.ts";
 import { createExtractorProcessor } from "./extractor/index.ts";
+import { createIocsProcessor } from "./iocs.ts";
 import type { Processor } from "./processor.ts";
 import { createRulematchProcessor } from "./rulematch/index.ts";
 
 /** Every analyzer of the files service; each becomes `POST /analyzer/<name>`. */
 export function createProcessors(config: FilesConfig, managedClamd?: ClamdAddress): Processor[] {
+  const extractor = createExtractorProcessor(config);
   return [
-    createExtractorProcessor(config),
+    extractor,
     createAntivirusProcessor(config, configuredClamd(config, managedClamd)),
     createRulematchProcessor(config),
+    createIocsProcessor(config, extractor),
   ];
 }

@@ -6,8 +6,13 @@
  */
 import { Type } from "typebox";
 import type { FilesConfig } from "../../config.ts";
+import { FuzzyHasher } from "../../fuzzy/index.ts";
+import { iocOptions } from "../../iocs/options.ts";
+import { extractionParts } from "../../iocs/parts.ts";
+import { IocScanner, IocScanTimeout } from "../../iocs/scanner.ts";
 import { findPrlimit } from "../../sandbox/memory.ts";
 import { SandboxFailure, SandboxPool } from "../../sandbox/pool.ts";
+import type { UploadedFile } from "../../upload.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
 import { ocrEngine } from "./backends/ocr.ts";
@@ -42,6 +47,34 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       : {}),
     ...(config.tikaUrl ? { tika: { url: config.tikaUrl, timeoutMs: config.tikaTimeoutMs } } : {}),
   };
+  // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
+  const workers = {
+    threads: config.extractWorkers,
+    minThreads: config.workerMinThreads,
+    idleMs: config.workerIdleMs,
+  };
+  const hasher = new FuzzyHasher({
+    ...workers,
+    timeoutMs: config.fuzzyTimeoutMs,
+    maxBytes: config.fuzzyMaxBytes,
+  });
+  const scanner = new IocScanner({ ...workers, timeoutMs: config.iocTimeoutMs });
+  // Fuzzy hashes start with the extraction (they read the file, not its text); indicators follow it.
+  const fuzzyOf = (file: UploadedFile, signal: AbortSignal) =>
+    hasher
+      .hash(file.path, file.size, signal)
+      .then((f) => (f.skipped ? { fuzzy_skipped: f.skipped } : { ssdeep: f.ssdeep, tlsh: f.tlsh }));
+  const iocsOf = (result: ExtractResult & { ok: true }, signal: AbortSignal) =>
+    scanner
+      .scan(
+        extractionParts({ content: result.content, title: result.title, extra: result.extra }),
+        iocOptions(config),
+        signal,
+      )
+      .catch((err: unknown) => {
+        if (err instanceof IocScanTimeout) return { error: "timeout" };
+        throw err;
+      });
   return {
     name: "extractor",
     url: "https://github.com/loupe-project/loupe/blob/main/docs/extraction.md",
@@ -54,6 +87,8 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     async run(file, _fields, ctx) {
       // Waiting for a free process counts against the same time limit as the work.
       const deadline = AbortSignal.timeout(config.extractTimeoutMs);
+      const fuzzyHashes = fuzzyOf(file, ctx.signal);
+      fuzzyHashes.catch(() => {}); // awaited below; ignored when the extraction fails first
       let result: ExtractResult;
       try {
         result = await pool.run(
@@ -69,6 +104,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
         throw asFailure(err, deadline, config.extractTimeoutMs);
       }
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
+      const [fuzzy, iocs] = await Promise.all([fuzzyHashes, iocsOf(result, ctx.signal)]);
       return {
         content: result.content,
         metadata: null,
@@ -80,8 +116,9 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
           language: result.language,
           extra: {
             ...result.extra,
-            hashes: { ...file.hashes },
+            hashes: { ...file.hashes, ...fuzzy },
             file: { name: file.filename, declared_type: file.declaredType },
+            iocs,
           },
         },
       };
@@ -93,7 +130,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       };
     },
     async close() {
-      await pool.close();
+      await Promise.all([pool.close(), hasher.close(), scanner.close()]);
     },
   };
 }

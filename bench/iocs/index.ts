@@ -1,0 +1,61 @@
+/**
+ * Indicators: precision and recall on the labelled set (test/fixtures/iocs: text, HTML, e-mail,
+ * DOCX and PDF with planted indicators and decoys), per kind and overall; then the scan's speed on
+ * 10 MB of report-like prose and on hostile floods. Targets: precision ≥ 0.95, recall ≥ 0.9.
+ */
+import { extractIocs } from "../../src/files/iocs/extract.ts";
+import { scoreSet } from "../../test/helpers/iocs-set.ts";
+
+const OPTIONS = { maxChars: 100_000_000, maxIndicators: 5000, maxTokenChars: 4096, maxLocations: 20 };
+const MB = Number(process.env.BENCH_IOCS_MB ?? 10);
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+
+async function quality(): Promise<boolean> {
+  const r = await scoreSet();
+  console.log(`labelled set: ${r.files.length} documents, ${r.labelled} indicators, ${r.decoys} decoys\n`);
+  console.log("kind            TP  FP  FN  precision  recall");
+  for (const [kind, s] of Object.entries(r.byKind))
+    console.log(
+      `${kind.padEnd(14)} ${String(s.truePositives).padStart(3)} ${String(s.falsePositives).padStart(3)} ${String(s.falseNegatives).padStart(3)}  ${pct(s.precision).padStart(9)}  ${pct(s.recall).padStart(7)}`,
+    );
+  const o = r.overall;
+  console.log(
+    `${"overall".padEnd(14)} ${String(o.truePositives).padStart(3)} ${String(o.falsePositives).padStart(3)} ${String(o.falseNegatives).padStart(3)}  ${pct(o.precision).padStart(9)}  ${pct(o.recall).padStart(7)}`,
+  );
+  for (const f of r.files)
+    if (f.falsePositives.length || f.missed.length)
+      console.log(
+        `  ${f.file}: false positives ${JSON.stringify(f.falsePositives)}, missed ${JSON.stringify(f.missed)}`,
+      );
+  return o.precision >= 0.95 && o.recall >= 0.9;
+}
+
+function speed(): void {
+  const n = MB * 1_000_000;
+  const para =
+    "The actor used hxxp://evil-domain[.]com/gate.php and 45.77.1.2 (version 1.2.3.4), dropped report.pdf and C:\\Users\\Public\\a.exe; contact +33 1 23 45 67 89. Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n";
+  const cases: Record<string, string> = {
+    "report prose": para.repeat(Math.ceil(n / para.length)).slice(0, n),
+    "defang flood [.]": "[.]".repeat(n / 3),
+    "phone flood +1 ": "+1 ".repeat(n / 3),
+    "path flood C:\\a b\\": "C:\\a b\\".repeat(n / 7),
+    "distinct reserved hosts": Array.from({ length: n / 16 }, (_, i) => `h${i}.example.net`).join(" "),
+    "one long token": "a".repeat(n),
+  };
+  console.log(`\nscan speed (${MB} MB each, in-process, one thread)`);
+  for (const [name, text] of Object.entries(cases)) {
+    const t = performance.now();
+    const r = extractIocs([{ part: "content", text }], OPTIONS);
+    const ms = performance.now() - t;
+    console.log(
+      `${name.padEnd(24)} ${ms.toFixed(0).padStart(6)} ms  ${(text.length / 1e6 / (ms / 1000)).toFixed(1).padStart(5)} MB/s  ${r.indicators.length} indicators${r.truncated ? ` (${r.truncated})` : ""}`,
+    );
+  }
+}
+
+const ok = await quality();
+speed();
+if (!ok) {
+  console.log("\nbelow target (precision ≥ 0.95, recall ≥ 0.9)");
+  process.exitCode = 1;
+}

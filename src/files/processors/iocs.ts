@@ -1,0 +1,78 @@
+/**
+ * `POST /analyzer/iocs`: indicators (URLs, domains, addresses, hashes, CVE ids, wallets, phones,
+ * paths, registry keys) in everything the extractor reads from the file — its text, title and
+ * metadata. It runs the extractor it is given, so both share one worker pool and its limits.
+ */
+import { Type } from "typebox";
+import { badRequest } from "../../common/errors.ts";
+import type { FilesConfig } from "../config.ts";
+import { iocOptions } from "../iocs/options.ts";
+import { extractionParts } from "../iocs/parts.ts";
+import { IocScanner, IocScanTimeout } from "../iocs/scanner.ts";
+import { iocsAnalysis } from "../iocs/schema.ts";
+import { type Processor, ProcessorFailure } from "./processor.ts";
+
+function privateField(raw: string | undefined): boolean {
+  if (raw === undefined || raw === "" || raw === "false") return false;
+  if (raw === "true") return true;
+  throw badRequest("invalid_field", 'The form field "private" must be "true" or "false".');
+}
+
+export function createIocsProcessor(config: FilesConfig, extractor: Processor): Processor {
+  const scanner = new IocScanner({
+    threads: config.extractWorkers,
+    minThreads: config.workerMinThreads,
+    idleMs: config.workerIdleMs,
+    timeoutMs: config.iocTimeoutMs,
+  });
+  return {
+    name: "iocs",
+    url: "https://github.com/loupe-project/loupe/blob/main/docs/iocs.md",
+    description:
+      "Indicators of compromise in the file's text and metadata, refanged, validated, de-duplicated, typed for intel.",
+    needsHashes: false,
+    fields: Type.Object({
+      private: Type.Optional(
+        Type.String({
+          enum: ["true", "false"],
+          description:
+            'Also report private, loopback, reserved and documentation addresses and domains ("true").',
+        }),
+      ),
+    }),
+    metadataSchema: Type.Object({
+      type: Type.String({ description: "MIME type the extractor detected." }),
+    }),
+    analysisSchema: iocsAnalysis,
+    async run(file, fields, ctx) {
+      const includePrivate = privateField(fields.private);
+      const out = await extractor.run(file, {}, ctx);
+      const analysis = out.analysis as {
+        title?: string | null;
+        type?: string;
+        extra?: Record<string, unknown>;
+      };
+      const metadata = { type: analysis.type ?? "application/octet-stream" };
+      // The extractor already scanned with the default options.
+      const done = analysis.extra?.iocs as { indicators?: unknown } | undefined;
+      if (!includePrivate && done?.indicators) return { content: null, metadata, analysis: done };
+      const parts = extractionParts({ content: out.content, title: analysis.title, extra: analysis.extra });
+      return {
+        content: null,
+        metadata,
+        analysis: await scanner
+          .scan(parts, iocOptions(config, includePrivate), ctx.signal)
+          .catch((err: unknown) => {
+            if (err instanceof IocScanTimeout) throw new ProcessorFailure("timeout", err.message);
+            throw err;
+          }),
+      };
+    },
+    async engines() {
+      return {
+        iocs: { ready: true, detail: `${scanner.threads} of ${config.extractWorkers} workers started` },
+      };
+    },
+    close: () => scanner.close(),
+  };
+}
