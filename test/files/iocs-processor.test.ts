@@ -101,8 +101,12 @@ describe("POST /analyzer/iocs", () => {
   it("is documented in OpenAPI with its field and result", async () => {
     const spec = await json(await fetch(`${server.url}/openapi.json`));
     const op = spec.paths["/analyzer/iocs"]?.post;
-    assert.ok(op.requestBody.content["multipart/form-data"].schema.properties.private);
-    const text = JSON.stringify(op.responses["200"]);
+    // Bodies and answers are named components (as Mandolin's document has them): follow the $refs.
+    const deref = (node: { $ref?: string }) =>
+      node.$ref ? spec.components.schemas[node.$ref.split("/").at(-1) as string] : node;
+    assert.ok(deref(op.requestBody.content["multipart/form-data"].schema).properties.private);
+    const answer = deref(op.responses["200"].content["application/json"].schema);
+    const text = JSON.stringify([answer, spec.components.schemas]);
     for (const word of ["indicators", "locations", "occurrences", "registry_key", "max_indicators"])
       assert.ok(text.includes(word), word);
   });
