@@ -1,18 +1,17 @@
 /**
- * CIRCL hashlookup: is a file hash known-good (NSRL and other software distributions)? No key
- * needed. `GET /lookup/{md5|sha1|sha256}/<hash>`; 404 when the hash is unknown.
+ * CIRCL hashlookup's record → graph: the hash with its trust, product and source, its other hashes
+ * ("same file as") and the packages holding it ("contained in").
  */
 
-import { facts } from "./facts.ts";
+import { facts } from "../facts.ts";
 import {
-  type Connector,
   type EntityDraft,
   type EntityRef,
   type Fragment,
   type RelationDraft,
   rootRef,
   type Subject,
-} from "./types.ts";
+} from "../types.ts";
 
 interface HashlookupRecord {
   FileName?: string;
@@ -31,8 +30,6 @@ interface HashlookupRecord {
   ProductCode?: { ProductName?: string; ProductVersion?: string };
   parents?: Array<{ "SHA-1"?: string; PackageName?: string; PackageVersion?: string; FileName?: string }>;
 }
-
-const ROUTES: Record<string, string> = { MD5: "md5", SHA1: "sha1", SHA256: "sha256" };
 
 export function normalizeHashlookup(raw: unknown, subject: Subject): Fragment {
   const r = (raw ?? {}) as HashlookupRecord;
@@ -79,21 +76,3 @@ export function normalizeHashlookup(raw: unknown, subject: Subject): Fragment {
   }
   return { entities, relations, events: [] };
 }
-
-export const hashlookup: Connector = {
-  id: "hashlookup",
-  vendor: "CIRCL hashlookup",
-  description: "Known-good file hashes (NSRL and software distributions); no key needed.",
-  supportedTypes: ["MD5", "SHA1", "SHA256"].map((type) => ({ superType: "OBSERVABLE", type })),
-  credentialFields: [],
-  defaultBaseUrl: "https://hashlookup.circl.lu",
-  async fetch(subject, _credentials, ctx) {
-    const route = ROUTES[subject.type];
-    if (!route) return null;
-    const res = await ctx.http.get(`/lookup/${route}/${encodeURIComponent(subject.value.toLowerCase())}`);
-    // 400 is its answer for a malformed hash; for us that is "not known" as well.
-    if (res.status === 404 || res.status === 400) return null;
-    return res.json();
-  },
-  normalize: normalizeHashlookup,
-};

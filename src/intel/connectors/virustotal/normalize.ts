@@ -1,12 +1,11 @@
 /**
- * VirusTotal API v3: files (md5/sha1/sha256), domains, IP addresses and URLs, with the key in the
- * `x-apikey` header. A URL's id is the unpadded base64url of the URL.
+ * VirusTotal API v3 objects → graph: the subject with its verdict counts, the threats engines name,
+ * resolutions, certificates and a HIT event. Pure; the fetch side is in index.ts.
  */
 
-import { dnsRecordFragment, parseDnsRecord } from "./dns-record.ts";
-import { facts } from "./facts.ts";
+import { dnsRecordFragment, parseDnsRecord } from "../dns-record.ts";
+import { facts } from "../facts.ts";
 import {
-  type Connector,
   type EntityDraft,
   type EntityRef,
   type EventDraft,
@@ -14,7 +13,7 @@ import {
   type RelationDraft,
   rootRef,
   type Subject,
-} from "./types.ts";
+} from "../types.ts";
 
 const HASHES = ["MD5", "SHA1", "SHA256"] as const;
 
@@ -49,30 +48,6 @@ interface VtAttributes {
   last_final_url?: string;
   title?: string;
   categories?: Record<string, string>;
-}
-
-export function vtObjectPath(subject: Subject): string | undefined {
-  const v = subject.value.trim();
-  switch (subject.type) {
-    case "MD5":
-    case "SHA1":
-    case "SHA256":
-      return `/api/v3/files/${encodeURIComponent(v.toLowerCase())}`;
-    case "DOMAIN":
-    case "HOSTNAME":
-      return `/api/v3/domains/${encodeURIComponent(v.toLowerCase())}`;
-    case "DNS_RECORD": {
-      const record = parseDnsRecord(v);
-      return record ? `/api/v3/domains/${encodeURIComponent(record.name)}` : undefined;
-    }
-    case "IPV4":
-    case "IPV6":
-      return `/api/v3/ip_addresses/${encodeURIComponent(v)}`;
-    case "URL":
-      return `/api/v3/urls/${Buffer.from(v).toString("base64url")}`;
-    default:
-      return undefined;
-  }
 }
 
 const unixToIso = (s: number | undefined) =>
@@ -223,27 +198,3 @@ function guiUrl(subject: Subject): string {
   const id = subject.type === "URL" ? Buffer.from(subject.value).toString("base64url") : subject.value;
   return kind ? `https://www.virustotal.com/gui/${kind}/${encodeURIComponent(id)}` : "";
 }
-
-const observable = (type: string) => ({ superType: "OBSERVABLE", type });
-
-export const virustotal: Connector = {
-  id: "virustotal",
-  vendor: "VirusTotal",
-  description: "VirusTotal API v3: file hashes, domains, IP addresses, URLs and DNS records.",
-  supportedTypes: ["MD5", "SHA1", "SHA256", "DOMAIN", "HOSTNAME", "IPV4", "IPV6", "URL", "DNS_RECORD"].map(
-    observable,
-  ),
-  credentialFields: ["api_key"],
-  defaultBaseUrl: "https://www.virustotal.com",
-  async fetch(subject, credentials, ctx) {
-    const path = vtObjectPath(subject);
-    if (!path) return null;
-    const res = await ctx.http.get(path, { headers: { "x-apikey": credentials.api_key ?? "" } });
-    if (res.status === 404) return null;
-    return res.json();
-  },
-  normalize: normalizeVirusTotal,
-  async check(credentials, ctx) {
-    await ctx.http.get("/api/v3/domains/example.com", { headers: { "x-apikey": credentials.api_key ?? "" } });
-  },
-};

@@ -1,24 +1,20 @@
 /**
- * Shodan: host lookup for IPs (open ports and services, hostnames, ASN, vulnerabilities as CVE
- * entities), for a server (DEVICE/SERVER: an IP, or a host name resolved through /dns/resolve)
- * and for one service (`ip:port[/transport]`, found among the host's banners); DNS domain lookup
- * for domains and DNS records. The key is a query parameter.
+ * Shodan answers → graph: a host's services, hostnames, ASN and CVEs; a domain's DNS records; one
+ * service or server picked from the host's banners; a DNS record found among a domain's records.
  */
 import { isIP } from "node:net";
-import { dnsRecordFragment, isHostName, parseDnsRecord } from "./dns-record.ts";
-import { facts } from "./facts.ts";
-import { parseService, serviceName } from "./service.ts";
+import { dnsRecordFragment, parseDnsRecord } from "../dns-record.ts";
+import { facts } from "../facts.ts";
+import { parseService, serviceName } from "../service.ts";
 import {
-  type Connector,
   type EntityDraft,
   type EntityRef,
   type EventDraft,
-  type FetchContext,
   type Fragment,
   type RelationDraft,
   rootRef,
   type Subject,
-} from "./types.ts";
+} from "../types.ts";
 
 interface ShodanHost {
   ports?: number[];
@@ -242,48 +238,3 @@ export function normalizeShodan(raw: unknown, subject: Subject): Fragment {
       return normalizeHost((raw ?? {}) as ShodanHost, subject);
   }
 }
-
-/** The IP to ask Shodan's host API about, resolving a server's host name first; null when there is none. */
-async function hostAddress(
-  subject: Subject,
-  key: string,
-  http: FetchContext["http"],
-): Promise<string | null> {
-  if (subject.type === "SERVICE") return parseService(subject.value)?.ip ?? null;
-  const value = subject.value.trim();
-  if (isIP(value) || subject.type !== "SERVER") return value;
-  // Only a host name is worth resolving: anything else is no server Shodan could know.
-  if (!isHostName(value)) return null;
-  const res = await http.get("/dns/resolve", { query: { hostnames: value, key } });
-  if (res.status === 404) return null;
-  const ip = (res.json() as Record<string, unknown> | null)?.[value];
-  return typeof ip === "string" && isIP(ip) ? ip : null;
-}
-
-function domainPath(subject: Subject): string | null {
-  const name = subject.type === "DNS_RECORD" ? parseDnsRecord(subject.value)?.name : subject.value;
-  return name ? `/dns/domain/${encodeURIComponent(name)}` : null;
-}
-
-export const shodan: Connector = {
-  id: "shodan",
-  vendor: "Shodan",
-  description:
-    "Open ports, services, hostnames, ASN and vulnerabilities of IPs, servers and services; DNS of domains and DNS records.",
-  supportedTypes: [
-    ...["IPV4", "IPV6", "DOMAIN", "DNS_RECORD", "SERVICE"].map((type) => ({ superType: "OBSERVABLE", type })),
-    { superType: "DEVICE", type: "SERVER" },
-  ],
-  credentialFields: ["api_key"],
-  defaultBaseUrl: "https://api.shodan.io",
-  async fetch(subject, credentials, { http }) {
-    const key = credentials.api_key ?? "";
-    const isDns = subject.type === "DOMAIN" || subject.type === "DNS_RECORD";
-    const address = isDns ? null : await hostAddress(subject, key, http);
-    const path = isDns ? domainPath(subject) : address && `/shodan/host/${encodeURIComponent(address)}`;
-    if (!path) return null;
-    const res = await http.get(path, { query: { key } });
-    return res.status === 404 ? null : res.json();
-  },
-  normalize: normalizeShodan,
-};
