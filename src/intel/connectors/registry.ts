@@ -1,4 +1,7 @@
-/** Every connector Loupe knows; ids are fixed by DESIGN §3. */
+/**
+ * Every connector Loupe knows, one folder each (`<id>/index.ts`): the only list of connector ids.
+ * Ids never change once shipped, since credentials and stored outcomes are keyed by them.
+ */
 
 import { abuseipdb } from "./abuseipdb/index.ts";
 import { greynoise } from "./greynoise/index.ts";

@@ -11,6 +11,7 @@ import {
   type RelationDraft,
   rootRef,
   type Subject,
+  VendorError,
 } from "../types.ts";
 
 interface HashlookupRecord {
@@ -36,10 +37,10 @@ export function normalizeHashlookup(raw: unknown, subject: Subject): Fragment {
   // A record always names the file's hashes; without them this is not CIRCL's answer, and taking
   // it would call an unknown file "known" (seen with a broken proxy answering 200).
   if (![r.MD5, r["SHA-1"], r["SHA-256"]].some((h) => typeof h === "string" && h.length > 0))
-    throw new Error("no file hash in the record");
+    throw new VendorError("bad_response", "no file hash in the record");
   for (const h of [r.MD5, r["SHA-1"], r["SHA-256"]])
     if (h !== undefined && h !== null && typeof h !== "string")
-      throw new Error("a file hash that is not a string");
+      throw new VendorError("bad_response", "a file hash that is not a string");
   const root = rootRef(subject);
   const attributes = facts({
     known_file: "true",

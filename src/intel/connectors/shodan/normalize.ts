@@ -2,7 +2,9 @@
  * Shodan answers → graph: a host's services, hostnames, ASN and CVEs; a domain's DNS records; one
  * service or server picked from the host's banners; a DNS record found among a domain's records.
  */
+
 import { isIP } from "node:net";
+import { objectsIn } from "../answer.ts";
 import { dnsRecordFragment, parseDnsRecord } from "../dns-record.ts";
 import { facts } from "../facts.ts";
 import { parseService, serviceName } from "../service.ts";
@@ -44,11 +46,18 @@ interface ShodanBanner {
   _shodan?: { module?: string };
 }
 
+interface ShodanDnsEntry {
+  subdomain?: string;
+  type?: string;
+  value?: string;
+  last_seen?: string;
+}
+
 interface ShodanDomain {
   domain?: string;
   subdomains?: string[];
   tags?: string[];
-  data?: Array<{ subdomain?: string; type?: string; value?: string; last_seen?: string }>;
+  data?: ShodanDnsEntry[];
 }
 
 /** Shodan's timestamps have microseconds and no zone: UTC. */
@@ -87,7 +96,7 @@ function normalizeHost(r: ShodanHost, subject: Subject, root: EntityRef = rootRe
     entities.push(ref);
     link(ref, "vulnerable to");
   }
-  for (const s of r.data ?? []) {
+  for (const s of objectsIn<ShodanBanner>(r.data)) {
     if (!s.port) continue;
     const service = {
       superType: "OBSERVABLE",
@@ -124,7 +133,7 @@ function normalizeDomain(r: ShodanDomain, subject: Subject): Fragment {
     },
   ];
   const relations: RelationDraft[] = [];
-  for (const rec of r.data ?? []) {
+  for (const rec of objectsIn<ShodanDnsEntry>(r.data)) {
     if (!rec.type || !rec.value) continue;
     const name = rec.subdomain ? `${rec.subdomain}.${subject.value}` : subject.value;
     const record = { superType: "OBSERVABLE", type: "DNS_RECORD", name: `${rec.type} ${name} ${rec.value}` };
@@ -152,7 +161,7 @@ function normalizeService(r: ShodanHost, subject: Subject): Fragment {
   const wanted = parseService(subject.value);
   const banner =
     wanted &&
-    (r.data ?? []).find(
+    objectsIn<ShodanBanner>(r.data).find(
       (b) => b.port === wanted.port && (!wanted.transport || (b.transport ?? "tcp") === wanted.transport),
     );
   if (!wanted || !banner) return { entities: [], relations: [], events: [] };
@@ -213,7 +222,7 @@ function normalizeServer(r: ShodanHost, subject: Subject): Fragment {
 /** A DNS record: found among the records Shodan lists for its name (subdomains joined to the domain). */
 function normalizeRecord(r: ShodanDomain, subject: Subject): Fragment {
   const domain = r.domain ?? parseDnsRecord(subject.value)?.name ?? "";
-  const listed = (r.data ?? [])
+  const listed = objectsIn<ShodanDnsEntry>(r.data)
     .filter((rec) => rec.type && rec.value)
     .map((rec) => ({
       type: rec.type!,

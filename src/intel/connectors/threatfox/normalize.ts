@@ -4,6 +4,7 @@
  */
 
 import { abuseDate, threatRef } from "../abusech.ts";
+import { answerObject, objectsIn } from "../answer.ts";
 import { parseService, serviceName } from "../service.ts";
 import {
   type EntityDraft,
@@ -30,7 +31,7 @@ interface ThreatFoxIoc {
 }
 
 export function normalizeThreatFox(raw: unknown, subject: Subject): Fragment {
-  const iocs = ((raw as { data?: unknown }).data ?? []) as ThreatFoxIoc[];
+  const iocs = objectsIn<ThreatFoxIoc>(answerObject<{ data?: unknown }>(raw, "ThreatFox").data);
   const root = rootRef(subject);
   const entities: EntityDraft[] = [];
   const relations: RelationDraft[] = [];
@@ -101,7 +102,7 @@ function iocRef(ioc: ThreatFoxIoc): EntityRef | undefined {
  * families they belong to used by it; each IOC's sighting is an event of that IOC.
  */
 export function normalizeThreatFoxActor(raw: unknown, subject: Subject): Fragment {
-  const iocs = (((raw as { data?: unknown } | null)?.data ?? []) as ThreatFoxIoc[]).slice(0, 100);
+  const iocs = objectsIn<ThreatFoxIoc>(answerObject<{ data?: unknown }>(raw, "ThreatFox").data).slice(0, 100);
   const root = rootRef(subject);
   const malware = [
     ...new Set(

@@ -4,6 +4,7 @@
  */
 
 import { abuseDate, threatRef } from "../abusech.ts";
+import { answerObject, objectsIn } from "../answer.ts";
 import { facts } from "../facts.ts";
 import {
   type EntityDraft,
@@ -135,7 +136,7 @@ export function normalizeUrlhausPayload(raw: unknown, subject: Subject): Fragmen
     entities.push(threatRef(r.signature));
     relations.push({ name: "associated threat", from: root, to: threatRef(r.signature) });
   }
-  for (const u of (r.urls ?? []).slice(0, 100)) {
+  for (const u of objectsIn<NonNullable<UrlhausFile["urls"]>[number]>(r.urls).slice(0, 100)) {
     if (!u.url) continue;
     const url: EntityRef = { superType: "OBSERVABLE", type: "URL", name: u.url };
     entities.push({ ...url, attributes: facts({ url_status: u.url_status, file_name: u.filename }) });
@@ -155,12 +156,9 @@ export function normalizeUrlhausPayload(raw: unknown, subject: Subject): Fragmen
 
 export function normalizeUrlhaus(raw: unknown, subject: Subject): Fragment {
   if (subject.type === "MD5" || subject.type === "SHA256") return normalizeUrlhausPayload(raw, subject);
-  const r = raw as UrlhausUrl & {
-    urls?: UrlhausUrl[];
-    firstseen?: string;
-    url_count?: string;
-    payloads?: UrlhausPayload[];
-  };
+  const r = answerObject<
+    UrlhausUrl & { urls?: UrlhausUrl[]; firstseen?: string; url_count?: string; payloads?: UrlhausPayload[] }
+  >(raw, "URLhaus");
   const root = rootRef(subject);
   const listed = Object.entries(r.blacklists ?? {}).filter(([, v]) => v && v !== "not listed");
   const attributes: Record<string, string> = { is_malicious: "true" };
@@ -172,7 +170,7 @@ export function normalizeUrlhaus(raw: unknown, subject: Subject): Fragment {
   const entities: EntityDraft[] = [{ ...root, attributes }];
   const relations: RelationDraft[] = [];
   const events: EventDraft[] = [];
-  for (const u of r.urls ?? []) {
+  for (const u of objectsIn<UrlhausUrl>(r.urls)) {
     if (!u.url) continue;
     const url: EntityRef = { superType: "OBSERVABLE", type: "URL", name: u.url };
     entities.push({
@@ -204,7 +202,7 @@ export function normalizeUrlhaus(raw: unknown, subject: Subject): Fragment {
       lastSeen: added,
       involved: root,
     });
-  const payloads = urlPayloads(r.payloads ?? [], root);
+  const payloads = urlPayloads(objectsIn<UrlhausPayload>(r.payloads), root);
   return {
     entities: [...entities, ...payloads.entities],
     relations: [...relations, ...payloads.relations],

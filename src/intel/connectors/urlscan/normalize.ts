@@ -1,6 +1,7 @@
 /**
  * urlscan.io search results → graph: each scan a HIT event, with the page's IP, ASN and final URL.
  */
+import { answerObject, objectsIn } from "../answer.ts";
 import {
   type EntityDraft,
   type EventDraft,
@@ -26,10 +27,11 @@ interface UrlscanResult {
 }
 
 export function normalizeUrlscan(raw: unknown, subject: Subject): Fragment {
-  const results = ((raw as { results?: UrlscanResult[] } | null)?.results ?? []).slice(0, 50);
+  const answer = answerObject<{ results?: unknown; total?: number }>(raw, "urlscan.io");
+  const results = objectsIn<UrlscanResult>(answer.results).slice(0, 50);
   const root = rootRef(subject);
   const entities: EntityDraft[] = [
-    { ...root, attributes: { urlscan_scans: String((raw as { total?: number }).total ?? results.length) } },
+    { ...root, attributes: { urlscan_scans: String(answer.total ?? results.length) } },
   ];
   const relations: RelationDraft[] = [];
   const events: EventDraft[] = [];
