@@ -15,6 +15,7 @@ import type { Connector, TypeRef } from "./types.ts";
 import { urlhaus } from "./urlhaus/index.ts";
 import { urlscan } from "./urlscan/index.ts";
 import { virustotal } from "./virustotal/index.ts";
+import { vulnlookup } from "./vulnlookup/index.ts";
 
 export const CONNECTORS: Connector[] = [
   virustotal,
@@ -28,6 +29,7 @@ export const CONNECTORS: Connector[] = [
   otx,
   urlscan,
   misp,
+  vulnlookup,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {
