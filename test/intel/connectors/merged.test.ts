@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
+import { CONNECTORS } from "../../../src/intel/connectors/registry.ts";
 import { addCredentials } from "../../../src/intel/store/credentials.ts";
 import { fixture, fixturePath } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
@@ -133,19 +134,8 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       const modules = await json(await server.api("/api/modules/"));
       assert.deepEqual(
         modules.map((m: { id: string; configured: number }) => `${m.id}:${m.configured}`).sort(),
-        [
-          "abuseipdb:1",
-          "greynoise:1",
-          "hashlookup:1",
-          "malwarebazaar:1",
-          "misp:1",
-          "otx:1",
-          "shodan:1",
-          "threatfox:1",
-          "urlhaus:1",
-          "urlscan:1",
-          "virustotal:1",
-        ],
+        // Every connector in the registry, each configured (the keyless ones need none).
+        CONNECTORS.map((c) => `${c.id}:1`).sort(),
       );
       const supported = await json(await server.api("/api/types/supported/"));
       assert.ok(supported.types.OBSERVABLE.some((t: { id: string }) => t.id === "SHA256"));
