@@ -22,8 +22,8 @@ export function fixtureNames(id: string): string[] {
 
 /** Recorded answer `name` of connector `id`, parsed. */
 // biome-ignore lint/suspicious/noExplicitAny: fixtures are vendor JSON, read loosely by tests.
-export function fixture(vendor: string, name: string): any {
-  return JSON.parse(readFileSync(fixturePath(vendor, name), "utf8"));
+export function fixture(id: string, name: string): any {
+  return JSON.parse(readFileSync(fixturePath(id, name), "utf8"));
 }
 
 /** What the framework hands a connector's fetch: HTTP pinned to `baseUrl`, no retries, short time limits. */
