@@ -7,7 +7,7 @@ import { request } from "undici";
 import { readCommonConfig } from "../../src/common/config.ts";
 import { createLogger } from "../../src/common/logger.ts";
 import { readIntelConfig } from "../../src/intel/config.ts";
-import { virustotal } from "../../src/intel/connectors/virustotal.ts";
+import { virustotal } from "../../src/intel/connectors/virustotal/index.ts";
 import { subjectKey } from "../../src/intel/domain/requests.ts";
 import { buildIntelServer, openIntelServices, startWorker } from "../../src/intel/server.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";

@@ -1,15 +1,29 @@
 /** Shared by connector tests: recorded vendor answers, and a fetch context aimed at a fake vendor. */
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createVendorHttp } from "../../src/intel/connectors/http.ts";
 import type { FetchContext } from "../../src/intel/connectors/types.ts";
 
-const FIXTURES = path.join(import.meta.dirname, "..", "fixtures");
+const CONNECTORS = path.join(import.meta.dirname, "..", "..", "src", "intel", "connectors");
 
-/** test/fixtures/<vendor>/<name>.json, parsed. */
+/** Where connector `id` keeps its recorded answer `name`. */
+export const fixturePath = (id: string, name: string) =>
+  path.join(CONNECTORS, id, "fixtures", `${name}.json`);
+
+/** The recorded answers connector `id` ships (file names without `.json`); none when it has no folder. */
+export function fixtureNames(id: string): string[] {
+  const dir = path.join(CONNECTORS, id, "fixtures");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.slice(0, -".json".length))
+    .sort();
+}
+
+/** Recorded answer `name` of connector `id`, parsed. */
 // biome-ignore lint/suspicious/noExplicitAny: fixtures are vendor JSON, read loosely by tests.
-export function fixture(vendor: string, name: string): any {
-  return JSON.parse(readFileSync(path.join(FIXTURES, vendor, `${name}.json`), "utf8"));
+export function fixture(id: string, name: string): any {
+  return JSON.parse(readFileSync(fixturePath(id, name), "utf8"));
 }
 
 /** What the framework hands a connector's fetch: HTTP pinned to `baseUrl`, no retries, short time limits. */

@@ -1,15 +1,8 @@
-/**
- * A fake VirusTotal API v3 on loopback, serving recorded-format answers from test/fixtures/virustotal:
- * checks the x-apikey header and the paths, counts calls, and can be told to be slow or to fail.
- */
-import { readFileSync } from "node:fs";
 import http from "node:http";
-import path from "node:path";
+import { fixture } from "./connectors.ts";
 import { serveOnLoopback } from "./loopback.ts";
 
-const FIXTURES = path.join(import.meta.dirname, "..", "fixtures", "virustotal");
-export const vtFixture = (name: string): unknown =>
-  JSON.parse(readFileSync(path.join(FIXTURES, `${name}.json`), "utf8"));
+export const vtFixture = (name: string): unknown => fixture("virustotal", name);
 
 export interface FakeVendor {
   url: string;

@@ -6,7 +6,7 @@ import { createLogger } from "../../src/common/logger.ts";
 import { vendorUrl } from "../../src/intel/connectors/http.ts";
 import { CONNECTORS } from "../../src/intel/connectors/registry.ts";
 import { VendorError } from "../../src/intel/connectors/types.ts";
-import { vtObjectPath } from "../../src/intel/connectors/virustotal.ts";
+import { vtObjectPath } from "../../src/intel/connectors/virustotal/index.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { vendorContext } from "../helpers/connectors.ts";
 import { startFakeVendor } from "../helpers/fake-vendor.ts";

@@ -1,13 +1,21 @@
-/** Every connector Loupe knows; ids are fixed by DESIGN §3. */
-import { malwarebazaar, threatfox, urlhaus } from "./abusech.ts";
-import { hashlookup } from "./hashlookup.ts";
-import { abuseipdb, greynoise } from "./ip-reputation.ts";
-import { misp } from "./misp.ts";
-import { otx } from "./otx.ts";
-import { shodan } from "./shodan.ts";
+/**
+ * Every connector Loupe knows, one folder each (`<id>/index.ts`): the only list of connector ids.
+ * Ids never change once shipped, since credentials and stored outcomes are keyed by them.
+ */
+
+import { abuseipdb } from "./abuseipdb/index.ts";
+import { greynoise } from "./greynoise/index.ts";
+import { hashlookup } from "./hashlookup/index.ts";
+import { malwarebazaar } from "./malwarebazaar/index.ts";
+import { misp } from "./misp/index.ts";
+import { otx } from "./otx/index.ts";
+import { shodan } from "./shodan/index.ts";
+import { threatfox } from "./threatfox/index.ts";
 import type { Connector, TypeRef } from "./types.ts";
-import { urlscan } from "./urlscan.ts";
-import { virustotal } from "./virustotal.ts";
+import { urlhaus } from "./urlhaus/index.ts";
+import { urlscan } from "./urlscan/index.ts";
+import { virustotal } from "./virustotal/index.ts";
+import { vulnlookup } from "./vulnlookup/index.ts";
 
 export const CONNECTORS: Connector[] = [
   virustotal,
@@ -21,6 +29,7 @@ export const CONNECTORS: Connector[] = [
   otx,
   urlscan,
   misp,
+  vulnlookup,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {

@@ -1,5 +1,5 @@
 /**
- * The connector contract (DESIGN §4): `fetch` talks to one vendor, `normalize` turns its raw answer
+ * The connector contract: `fetch` talks to one vendor, `normalize` turns its raw answer
  * into a fragment of the knowledge graph. `normalize` is pure; storage is the only writer.
  * Entities are referred to by their natural key (super type, type, name), never by database id.
  */
@@ -102,7 +102,7 @@ export interface TypeRef {
 }
 
 export interface Connector {
-  /** Fixed ids (DESIGN §3): virustotal, otx, shodan, misp, malwarebazaar, urlhaus, threatfox, hashlookup, abuseipdb, greynoise, urlscan. */
+  /** Fixed once shipped (credentials and stored outcomes are keyed by it); also the folder name. The list is registry.ts. */
   id: string;
   vendor: string;
   description: string;
@@ -115,7 +115,14 @@ export interface Connector {
   baseUrlCredential?: string;
   /** Asks the vendor; returns its raw answer (anything JSON-like), or null when the vendor does not know the subject. */
   fetch(subject: Subject, credentials: Credentials, ctx: FetchContext): Promise<unknown>;
-  /** Pure: raw answer → graph fragment. Must not throw on unexpected shapes; skip what it does not understand. */
+  /**
+   * Pure and deterministic: raw answer → graph fragment (lives in `<id>/normalize.ts`). Inside an
+   * answer it recognises, it skips what it does not understand and never throws. When the answer as
+   * a whole is not the vendor's (not an object, or a field its format always carries is missing),
+   * it throws VendorError "bad_response": the lookup records that vendor as failed instead of storing
+   * a wrong fragment (hashlookup: a 200 record naming no file hash would call an unknown file known).
+   * No other throw is allowed; test/intel/connectors/contract.test.ts holds every connector to this.
+   */
   normalize(raw: unknown, subject: Subject): Fragment;
   /** One harmless call to check credentials (admin panel "test" button). */
   check?(credentials: Credentials, ctx: FetchContext): Promise<void>;

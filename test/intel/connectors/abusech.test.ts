@@ -1,16 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  abuseDate,
-  malwarebazaar,
-  normalizeMalwareBazaar,
-  normalizeThreatFox,
-  normalizeUrlhaus,
-  threatfox,
-  urlhaus,
-} from "../../../src/intel/connectors/abusech.ts";
+import { abuseDate } from "../../../src/intel/connectors/abusech.ts";
 import { createVendorHttp } from "../../../src/intel/connectors/http.ts";
+import { malwarebazaar } from "../../../src/intel/connectors/malwarebazaar/index.ts";
+import { normalizeMalwareBazaar } from "../../../src/intel/connectors/malwarebazaar/normalize.ts";
+import { threatfox } from "../../../src/intel/connectors/threatfox/index.ts";
+import { normalizeThreatFox } from "../../../src/intel/connectors/threatfox/normalize.ts";
 import { VendorError } from "../../../src/intel/connectors/types.ts";
+import { urlhaus } from "../../../src/intel/connectors/urlhaus/index.ts";
+import { normalizeUrlhaus } from "../../../src/intel/connectors/urlhaus/normalize.ts";
 import { fixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 

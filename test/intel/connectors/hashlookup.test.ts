@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { hashlookup, normalizeHashlookup } from "../../../src/intel/connectors/hashlookup.ts";
+import { hashlookup } from "../../../src/intel/connectors/hashlookup/index.ts";
+import { normalizeHashlookup } from "../../../src/intel/connectors/hashlookup/normalize.ts";
 import { fixture as loadFixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  abuseipdb,
-  greynoise,
-  normalizeAbuseIpdb,
-  normalizeGreyNoise,
-} from "../../../src/intel/connectors/ip-reputation.ts";
+import { abuseipdb } from "../../../src/intel/connectors/abuseipdb/index.ts";
+import { normalizeAbuseIpdb } from "../../../src/intel/connectors/abuseipdb/normalize.ts";
+import { greynoise } from "../../../src/intel/connectors/greynoise/index.ts";
+import { normalizeGreyNoise } from "../../../src/intel/connectors/greynoise/normalize.ts";
 import { VendorError } from "../../../src/intel/connectors/types.ts";
 import { fixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";

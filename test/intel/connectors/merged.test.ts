@@ -1,10 +1,10 @@
 /** All connectors at once against their fakes: one merged result document, on SQLite and PostgreSQL. */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { CONNECTORS } from "../../../src/intel/connectors/registry.ts";
 import { addCredentials } from "../../../src/intel/store/credentials.ts";
-import { fixture } from "../../helpers/connectors.ts";
+import { fixture, fixturePath } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../../helpers/fake-virustotal.ts";
 import {
@@ -36,21 +36,15 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         [`files/${MD5}`]: vtFixture("file"),
         [`ip_addresses/${IP}`]: vtFixture("ip"),
       });
-      const found = JSON.parse(
-        readFileSync(path.join(import.meta.dirname, "../../fixtures/hashlookup/found.json"), "utf8"),
-      );
+      const found = JSON.parse(readFileSync(fixturePath("hashlookup", "found"), "utf8"));
       // The same file as VirusTotal knows, so both vendors speak of the same SHA-1.
       circl = await startFakeVendor({
         [`/lookup/md5/${MD5}`]: {
           body: { ...found, MD5: MD5.toUpperCase(), "SHA-1": VT_SHA1.toUpperCase(), parents: [] },
         },
       });
-      const bazaar = JSON.parse(
-        readFileSync(path.join(import.meta.dirname, "../../fixtures/malwarebazaar/found.json"), "utf8"),
-      );
-      const noIoc = JSON.parse(
-        readFileSync(path.join(import.meta.dirname, "../../fixtures/threatfox/not_found.json"), "utf8"),
-      );
+      const bazaar = JSON.parse(readFileSync(fixturePath("malwarebazaar", "found"), "utf8"));
+      const noIoc = JSON.parse(readFileSync(fixturePath("threatfox", "not_found"), "utf8"));
       const ioc = fixture("threatfox", "found");
       abusech = await startFakeVendor({
         "/api/v1/": (body) => ({
@@ -140,19 +134,8 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       const modules = await json(await server.api("/api/modules/"));
       assert.deepEqual(
         modules.map((m: { id: string; configured: number }) => `${m.id}:${m.configured}`).sort(),
-        [
-          "abuseipdb:1",
-          "greynoise:1",
-          "hashlookup:1",
-          "malwarebazaar:1",
-          "misp:1",
-          "otx:1",
-          "shodan:1",
-          "threatfox:1",
-          "urlhaus:1",
-          "urlscan:1",
-          "virustotal:1",
-        ],
+        // Every connector in the registry, each configured (the keyless ones need none).
+        CONNECTORS.map((c) => `${c.id}:1`).sort(),
       );
       const supported = await json(await server.api("/api/types/supported/"));
       assert.ok(supported.types.OBSERVABLE.some((t: { id: string }) => t.id === "SHA256"));

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { normalizeOtx, otx } from "../../../src/intel/connectors/otx.ts";
+import { otx } from "../../../src/intel/connectors/otx/index.ts";
+import { normalizeOtx } from "../../../src/intel/connectors/otx/normalize.ts";
 import { VendorError } from "../../../src/intel/connectors/types.ts";
 import { fixture as loadFixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { parseService, serviceName } from "../../../src/intel/connectors/service.ts";
-import { normalizeShodan, shodan } from "../../../src/intel/connectors/shodan.ts";
+import { shodan } from "../../../src/intel/connectors/shodan/index.ts";
+import { normalizeShodan } from "../../../src/intel/connectors/shodan/normalize.ts";
 import { VendorError } from "../../../src/intel/connectors/types.ts";
 import { fixture as loadFixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";

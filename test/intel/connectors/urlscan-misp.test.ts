@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { misp, normalizeMisp } from "../../../src/intel/connectors/misp.ts";
-import { normalizeUrlscan, urlscan, urlscanQuery } from "../../../src/intel/connectors/urlscan.ts";
+import { misp } from "../../../src/intel/connectors/misp/index.ts";
+import { normalizeMisp } from "../../../src/intel/connectors/misp/normalize.ts";
+import { urlscan, urlscanQuery } from "../../../src/intel/connectors/urlscan/index.ts";
+import { normalizeUrlscan } from "../../../src/intel/connectors/urlscan/normalize.ts";
 import { askVendors } from "../../../src/intel/domain/fanout.ts";
 import { fixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";

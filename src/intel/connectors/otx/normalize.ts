@@ -1,12 +1,9 @@
 /**
- * AlienVault OTX DirectConnect v1: `GET /api/v1/indicators/{kind}/{value}/{section}` with the
- * `X-OTX-API-KEY` header. The general section gives pulses (community reports), malware families
- * and adversaries; passive_dns gives resolutions over time. A threat actor is searched among
- * pulses (`/api/v1/search/pulses?q=`) and only pulses naming it as adversary or tag are kept.
+ * OTX answers → graph: pulses as reports documenting the subject, their malware families and
+ * adversaries, passive DNS as resolutions and events; for a threat actor, the pulses naming it.
  */
-import { facts } from "./facts.ts";
+import { facts } from "../facts.ts";
 import {
-  type Connector,
   type EntityDraft,
   type EntityRef,
   type EventDraft,
@@ -14,9 +11,9 @@ import {
   type RelationDraft,
   rootRef,
   type Subject,
-} from "./types.ts";
+} from "../types.ts";
 
-const KINDS: Record<string, string> = {
+export const KINDS: Record<string, string> = {
   IPV4: "IPv4",
   IPV6: "IPv6",
   DOMAIN: "domain",
@@ -27,7 +24,6 @@ const KINDS: Record<string, string> = {
   SHA256: "file",
   CVE: "cve",
 };
-const WITH_PASSIVE_DNS = new Set(["IPV4", "IPV6", "DOMAIN", "HOSTNAME"]);
 
 interface Pulse {
   id?: string;
@@ -46,7 +42,7 @@ interface Pulse {
   author?: { username?: string };
 }
 
-interface OtxRaw {
+export interface OtxRaw {
   general?: {
     pulse_info?: { count?: number; pulses?: Pulse[] };
     reputation?: number;
@@ -66,6 +62,7 @@ interface OtxRaw {
 
 /** OTX times have no zone: UTC. */
 const otxTime = (t: string | undefined) => (t ? `${t.slice(0, 19)}Z` : undefined);
+
 const TLPS = new Set(["RED", "AMBER", "GREEN", "WHITE"]);
 
 /** A pulse as an EXT_DOC/REPORT entity (undefined without a name). */
@@ -194,39 +191,3 @@ export function normalizeOtx(raw: unknown, subject: Subject): Fragment {
   }
   return { entities, relations, events };
 }
-
-export const otx: Connector = {
-  id: "otx",
-  vendor: "AlienVault OTX",
-  description:
-    "Community pulses, malware families, adversaries and passive DNS; threat actors by pulse search.",
-  supportedTypes: [
-    ...Object.keys(KINDS).map((type) => ({ superType: "OBSERVABLE", type })),
-    { superType: "ACTOR", type: "THREAT_ACTOR" },
-  ],
-  credentialFields: ["api_key"],
-  defaultBaseUrl: "https://otx.alienvault.com",
-  async fetch(subject, credentials, { http }) {
-    const headers = { "X-OTX-API-KEY": credentials.api_key ?? "" };
-    if (subject.type === "THREAT_ACTOR") {
-      const res = await http.get("/api/v1/search/pulses", {
-        query: { q: subject.value.trim(), limit: 20 },
-        headers,
-      });
-      const body = res.status === 404 ? null : (res.json() as { results?: unknown[] } | null);
-      return body?.results?.length ? body : null;
-    }
-    const kind = KINDS[subject.type];
-    if (!kind) return null;
-    const base = `/api/v1/indicators/${kind}/${encodeURIComponent(subject.value)}`;
-    const general = await http.get(`${base}/general`, { headers });
-    if (general.status === 404) return null;
-    const raw: OtxRaw = { general: general.json() as OtxRaw["general"] };
-    if (WITH_PASSIVE_DNS.has(subject.type)) {
-      const pdns = await http.get(`${base}/passive_dns`, { headers });
-      if (pdns.status !== 404) raw.passive_dns = pdns.json() as OtxRaw["passive_dns"];
-    }
-    return raw;
-  },
-  normalize: normalizeOtx,
-};

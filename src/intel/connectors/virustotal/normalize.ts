@@ -1,20 +1,11 @@
 /**
- * VirusTotal API v3: files (md5/sha1/sha256), domains, IP addresses and URLs, with the key in the
- * `x-apikey` header. A URL's id is the unpadded base64url of the URL.
+ * VirusTotal API v3 objects → graph: the subject with its verdict counts, the threats engines name,
+ * resolutions, certificates and a HIT event. Pure; the fetch side is in index.ts.
  */
 
-import { dnsRecordFragment, parseDnsRecord } from "./dns-record.ts";
-import { facts } from "./facts.ts";
-import {
-  type Connector,
-  type EntityDraft,
-  type EntityRef,
-  type EventDraft,
-  type Fragment,
-  type RelationDraft,
-  rootRef,
-  type Subject,
-} from "./types.ts";
+import { dnsRecordFragment, parseDnsRecord } from "../dns-record.ts";
+import { facts } from "../facts.ts";
+import { type EntityRef, type EventDraft, type Fragment, rootRef, type Subject } from "../types.ts";
 
 const HASHES = ["MD5", "SHA1", "SHA256"] as const;
 
@@ -51,30 +42,6 @@ interface VtAttributes {
   categories?: Record<string, string>;
 }
 
-export function vtObjectPath(subject: Subject): string | undefined {
-  const v = subject.value.trim();
-  switch (subject.type) {
-    case "MD5":
-    case "SHA1":
-    case "SHA256":
-      return `/api/v3/files/${encodeURIComponent(v.toLowerCase())}`;
-    case "DOMAIN":
-    case "HOSTNAME":
-      return `/api/v3/domains/${encodeURIComponent(v.toLowerCase())}`;
-    case "DNS_RECORD": {
-      const record = parseDnsRecord(v);
-      return record ? `/api/v3/domains/${encodeURIComponent(record.name)}` : undefined;
-    }
-    case "IPV4":
-    case "IPV6":
-      return `/api/v3/ip_addresses/${encodeURIComponent(v)}`;
-    case "URL":
-      return `/api/v3/urls/${Buffer.from(v).toString("base64url")}`;
-    default:
-      return undefined;
-  }
-}
-
 const unixToIso = (s: number | undefined) =>
   typeof s === "number" && s > 0 ? new Date(s * 1000).toISOString() : undefined;
 
@@ -105,18 +72,12 @@ function normalizeVtRecord(attrs: VtAttributes, subject: Subject): Fragment {
   return dnsRecordFragment(subject, listed);
 }
 
-export function normalizeVirusTotal(raw: unknown, subject: Subject): Fragment {
-  const attrs = ((raw as { data?: { attributes?: VtAttributes } } | null)?.data?.attributes ??
-    {}) as VtAttributes;
-  if (subject.type === "DNS_RECORD") return normalizeVtRecord(attrs, subject);
-  const root = rootRef(subject);
-  const entities: EntityDraft[] = [];
-  const relations: RelationDraft[] = [];
-  const events: EventDraft[] = [];
+/** The verdict counts and the object's own facts, as the root entity's attributes. */
+function rootAttributes(attrs: VtAttributes): Record<string, string> {
   const stats = attrs.last_analysis_stats ?? {};
   const total = Object.values(stats).reduce((a, b) => a + (typeof b === "number" ? b : 0), 0);
   const scored = total > 0;
-  const rootAttributes = facts({
+  return facts({
     vt_score: scored ? `${stats.malicious ?? 0}/${total}` : undefined,
     vt_malicious: scored ? (stats.malicious ?? 0) : undefined,
     vt_suspicious: scored ? (stats.suspicious ?? 0) : undefined,
@@ -136,26 +97,29 @@ export function normalizeVirusTotal(raw: unknown, subject: Subject): Fragment {
     last_final_url: attrs.last_final_url,
     categories: attrs.categories ? [...new Set(Object.values(attrs.categories))].join(",") : undefined,
   });
-  entities.push({ ...root, attributes: rootAttributes, sourceUrl: guiUrl(subject) });
+}
 
-  // The same file under its other hashes.
+/** The same file under its other hashes, and the threat engines agree on. */
+function fileLinks(attrs: VtAttributes, subject: Subject, root: EntityRef, out: Fragment): void {
   for (const h of HASHES) {
     const value = attrs[h.toLowerCase() as "md5" | "sha1" | "sha256"];
     if (value && h !== subject.type && subject.superType === "OBSERVABLE") {
       const ref: EntityRef = { superType: "OBSERVABLE", type: h, name: value.toLowerCase() };
-      entities.push(ref);
-      relations.push({ name: "same file as", from: root, to: ref });
+      out.entities.push(ref);
+      out.relations.push({ name: "same file as", from: root, to: ref });
     }
   }
-
   const label = attrs.popular_threat_classification?.suggested_threat_label;
   if (label) {
     const category = attrs.popular_threat_classification?.popular_threat_category?.[0]?.value ?? "";
     const threat: EntityRef = { superType: "THREAT", type: THREAT_TYPES[category] ?? "GENERIC", name: label };
-    entities.push({ ...threat, attributes: { category } });
-    relations.push({ name: "associated threat", from: root, to: threat });
+    out.entities.push({ ...threat, attributes: { category } });
+    out.relations.push({ name: "associated threat", from: root, to: threat });
   }
+}
 
+/** A domain's DNS records (with the addresses they resolve to) and an address's ASN. */
+function networkLinks(attrs: VtAttributes, subject: Subject, root: EntityRef, out: Fragment): void {
   for (const rec of attrs.last_dns_records ?? []) {
     if (!rec.type || !rec.value) continue;
     const record: EntityRef = {
@@ -163,22 +127,26 @@ export function normalizeVirusTotal(raw: unknown, subject: Subject): Fragment {
       type: "DNS_RECORD",
       name: `${rec.type} ${subject.value} ${rec.value}`,
     };
-    entities.push({ ...record, attributes: { record_type: rec.type, ttl: String(rec.ttl ?? "") } });
-    relations.push({ name: "has DNS record", from: root, to: record });
+    out.entities.push({ ...record, attributes: { record_type: rec.type, ttl: String(rec.ttl ?? "") } });
+    out.relations.push({ name: "has DNS record", from: root, to: record });
     const ipType = rec.type === "A" ? "IPV4" : rec.type === "AAAA" ? "IPV6" : undefined;
     if (ipType) {
       const ip: EntityRef = { superType: "OBSERVABLE", type: ipType, name: rec.value };
-      entities.push(ip);
-      relations.push({ name: "resolves", from: root, to: ip });
-      relations.push({ name: "points to", from: record, to: ip });
+      out.entities.push(ip);
+      out.relations.push({ name: "resolves", from: root, to: ip });
+      out.relations.push({ name: "points to", from: record, to: ip });
     }
   }
   if (attrs.asn !== undefined) {
     const asn: EntityRef = { superType: "OBSERVABLE", type: "ASN", name: `AS${attrs.asn}` };
-    entities.push({ ...asn, attributes: attrs.as_owner ? { operator: attrs.as_owner } : {} });
-    relations.push({ name: "belongs to", from: root, to: asn });
+    out.entities.push({ ...asn, attributes: attrs.as_owner ? { operator: attrs.as_owner } : {} });
+    out.relations.push({ name: "belongs to", from: root, to: asn });
   }
+}
 
+/** An AV_DETECTION per engine calling it malicious (engines in name order), and the submissions as a HIT. */
+function vtEvents(attrs: VtAttributes, root: EntityRef): EventDraft[] {
+  const events: EventDraft[] = [];
   const analysed = unixToIso(attrs.last_analysis_date);
   if (analysed) {
     for (const [engine, r] of Object.entries(attrs.last_analysis_results ?? {}).sort(([a], [b]) =>
@@ -206,7 +174,24 @@ export function normalizeVirusTotal(raw: unknown, subject: Subject): Fragment {
       involved: root,
     });
   }
-  return { entities, relations, events };
+  return events;
+}
+
+/** A VirusTotal object (`data.attributes`) → the subject with its facts, its links and its events. */
+export function normalizeVirusTotal(raw: unknown, subject: Subject): Fragment {
+  const attrs = ((raw as { data?: { attributes?: VtAttributes } } | null)?.data?.attributes ??
+    {}) as VtAttributes;
+  if (subject.type === "DNS_RECORD") return normalizeVtRecord(attrs, subject);
+  const root = rootRef(subject);
+  const out: Fragment = {
+    entities: [{ ...root, attributes: rootAttributes(attrs), sourceUrl: guiUrl(subject) }],
+    relations: [],
+    events: [],
+  };
+  fileLinks(attrs, subject, root, out);
+  networkLinks(attrs, subject, root, out);
+  out.events = vtEvents(attrs, root);
+  return out;
 }
 
 function guiUrl(subject: Subject): string {
@@ -223,27 +208,3 @@ function guiUrl(subject: Subject): string {
   const id = subject.type === "URL" ? Buffer.from(subject.value).toString("base64url") : subject.value;
   return kind ? `https://www.virustotal.com/gui/${kind}/${encodeURIComponent(id)}` : "";
 }
-
-const observable = (type: string) => ({ superType: "OBSERVABLE", type });
-
-export const virustotal: Connector = {
-  id: "virustotal",
-  vendor: "VirusTotal",
-  description: "VirusTotal API v3: file hashes, domains, IP addresses, URLs and DNS records.",
-  supportedTypes: ["MD5", "SHA1", "SHA256", "DOMAIN", "HOSTNAME", "IPV4", "IPV6", "URL", "DNS_RECORD"].map(
-    observable,
-  ),
-  credentialFields: ["api_key"],
-  defaultBaseUrl: "https://www.virustotal.com",
-  async fetch(subject, credentials, ctx) {
-    const path = vtObjectPath(subject);
-    if (!path) return null;
-    const res = await ctx.http.get(path, { headers: { "x-apikey": credentials.api_key ?? "" } });
-    if (res.status === 404) return null;
-    return res.json();
-  },
-  normalize: normalizeVirusTotal,
-  async check(credentials, ctx) {
-    await ctx.http.get("/api/v3/domains/example.com", { headers: { "x-apikey": credentials.api_key ?? "" } });
-  },
-};

@@ -1,24 +1,22 @@
 /**
- * Shodan: host lookup for IPs (open ports and services, hostnames, ASN, vulnerabilities as CVE
- * entities), for a server (DEVICE/SERVER: an IP, or a host name resolved through /dns/resolve)
- * and for one service (`ip:port[/transport]`, found among the host's banners); DNS domain lookup
- * for domains and DNS records. The key is a query parameter.
+ * Shodan answers → graph: a host's services, hostnames, ASN and CVEs; a domain's DNS records; one
+ * service or server picked from the host's banners; a DNS record found among a domain's records.
  */
+
 import { isIP } from "node:net";
-import { dnsRecordFragment, isHostName, parseDnsRecord } from "./dns-record.ts";
-import { facts } from "./facts.ts";
-import { parseService, serviceName } from "./service.ts";
+import { objectsIn } from "../answer.ts";
+import { dnsRecordFragment, parseDnsRecord } from "../dns-record.ts";
+import { facts } from "../facts.ts";
+import { parseService, serviceName } from "../service.ts";
 import {
-  type Connector,
   type EntityDraft,
   type EntityRef,
   type EventDraft,
-  type FetchContext,
   type Fragment,
   type RelationDraft,
   rootRef,
   type Subject,
-} from "./types.ts";
+} from "../types.ts";
 
 interface ShodanHost {
   ports?: number[];
@@ -48,11 +46,18 @@ interface ShodanBanner {
   _shodan?: { module?: string };
 }
 
+interface ShodanDnsEntry {
+  subdomain?: string;
+  type?: string;
+  value?: string;
+  last_seen?: string;
+}
+
 interface ShodanDomain {
   domain?: string;
   subdomains?: string[];
   tags?: string[];
-  data?: Array<{ subdomain?: string; type?: string; value?: string; last_seen?: string }>;
+  data?: ShodanDnsEntry[];
 }
 
 /** Shodan's timestamps have microseconds and no zone: UTC. */
@@ -91,7 +96,7 @@ function normalizeHost(r: ShodanHost, subject: Subject, root: EntityRef = rootRe
     entities.push(ref);
     link(ref, "vulnerable to");
   }
-  for (const s of r.data ?? []) {
+  for (const s of objectsIn<ShodanBanner>(r.data)) {
     if (!s.port) continue;
     const service = {
       superType: "OBSERVABLE",
@@ -128,7 +133,7 @@ function normalizeDomain(r: ShodanDomain, subject: Subject): Fragment {
     },
   ];
   const relations: RelationDraft[] = [];
-  for (const rec of r.data ?? []) {
+  for (const rec of objectsIn<ShodanDnsEntry>(r.data)) {
     if (!rec.type || !rec.value) continue;
     const name = rec.subdomain ? `${rec.subdomain}.${subject.value}` : subject.value;
     const record = { superType: "OBSERVABLE", type: "DNS_RECORD", name: `${rec.type} ${name} ${rec.value}` };
@@ -156,7 +161,7 @@ function normalizeService(r: ShodanHost, subject: Subject): Fragment {
   const wanted = parseService(subject.value);
   const banner =
     wanted &&
-    (r.data ?? []).find(
+    objectsIn<ShodanBanner>(r.data).find(
       (b) => b.port === wanted.port && (!wanted.transport || (b.transport ?? "tcp") === wanted.transport),
     );
   if (!wanted || !banner) return { entities: [], relations: [], events: [] };
@@ -217,7 +222,7 @@ function normalizeServer(r: ShodanHost, subject: Subject): Fragment {
 /** A DNS record: found among the records Shodan lists for its name (subdomains joined to the domain). */
 function normalizeRecord(r: ShodanDomain, subject: Subject): Fragment {
   const domain = r.domain ?? parseDnsRecord(subject.value)?.name ?? "";
-  const listed = (r.data ?? [])
+  const listed = objectsIn<ShodanDnsEntry>(r.data)
     .filter((rec) => rec.type && rec.value)
     .map((rec) => ({
       type: rec.type!,
@@ -242,48 +247,3 @@ export function normalizeShodan(raw: unknown, subject: Subject): Fragment {
       return normalizeHost((raw ?? {}) as ShodanHost, subject);
   }
 }
-
-/** The IP to ask Shodan's host API about, resolving a server's host name first; null when there is none. */
-async function hostAddress(
-  subject: Subject,
-  key: string,
-  http: FetchContext["http"],
-): Promise<string | null> {
-  if (subject.type === "SERVICE") return parseService(subject.value)?.ip ?? null;
-  const value = subject.value.trim();
-  if (isIP(value) || subject.type !== "SERVER") return value;
-  // Only a host name is worth resolving: anything else is no server Shodan could know.
-  if (!isHostName(value)) return null;
-  const res = await http.get("/dns/resolve", { query: { hostnames: value, key } });
-  if (res.status === 404) return null;
-  const ip = (res.json() as Record<string, unknown> | null)?.[value];
-  return typeof ip === "string" && isIP(ip) ? ip : null;
-}
-
-function domainPath(subject: Subject): string | null {
-  const name = subject.type === "DNS_RECORD" ? parseDnsRecord(subject.value)?.name : subject.value;
-  return name ? `/dns/domain/${encodeURIComponent(name)}` : null;
-}
-
-export const shodan: Connector = {
-  id: "shodan",
-  vendor: "Shodan",
-  description:
-    "Open ports, services, hostnames, ASN and vulnerabilities of IPs, servers and services; DNS of domains and DNS records.",
-  supportedTypes: [
-    ...["IPV4", "IPV6", "DOMAIN", "DNS_RECORD", "SERVICE"].map((type) => ({ superType: "OBSERVABLE", type })),
-    { superType: "DEVICE", type: "SERVER" },
-  ],
-  credentialFields: ["api_key"],
-  defaultBaseUrl: "https://api.shodan.io",
-  async fetch(subject, credentials, { http }) {
-    const key = credentials.api_key ?? "";
-    const isDns = subject.type === "DOMAIN" || subject.type === "DNS_RECORD";
-    const address = isDns ? null : await hostAddress(subject, key, http);
-    const path = isDns ? domainPath(subject) : address && `/shodan/host/${encodeURIComponent(address)}`;
-    if (!path) return null;
-    const res = await http.get(path, { query: { key } });
-    return res.status === 404 ? null : res.json();
-  },
-  normalize: normalizeShodan,
-};

@@ -1,16 +1,15 @@
 /**
- * urlscan.io search: earlier scans of a domain, URL or IP (`GET /api/v1/search/?q=…`, header
- * `API-Key`), each a HIT event, with the page's IP, ASN and final URL.
+ * urlscan.io search results → graph: each scan a HIT event, with the page's IP, ASN and final URL.
  */
+import { answerObject, objectsIn } from "../answer.ts";
 import {
-  type Connector,
   type EntityDraft,
   type EventDraft,
   type Fragment,
   type RelationDraft,
   rootRef,
   type Subject,
-} from "./types.ts";
+} from "../types.ts";
 
 interface UrlscanResult {
   task?: { time?: string; url?: string; uuid?: string };
@@ -27,28 +26,12 @@ interface UrlscanResult {
   result?: string;
 }
 
-/** The search query for a subject, in urlscan's ElasticSearch syntax (values quoted). */
-export function urlscanQuery(subject: Subject): string | undefined {
-  const quoted = `"${subject.value.replace(/(["\\])/g, "\\$1")}"`;
-  switch (subject.type) {
-    case "DOMAIN":
-    case "HOSTNAME":
-      return `domain:${quoted}`;
-    case "IPV4":
-    case "IPV6":
-      return `ip:${quoted}`;
-    case "URL":
-      return `page.url:${quoted}`;
-    default:
-      return undefined;
-  }
-}
-
 export function normalizeUrlscan(raw: unknown, subject: Subject): Fragment {
-  const results = ((raw as { results?: UrlscanResult[] } | null)?.results ?? []).slice(0, 50);
+  const answer = answerObject<{ results?: unknown; total?: number }>(raw, "urlscan.io");
+  const results = objectsIn<UrlscanResult>(answer.results).slice(0, 50);
   const root = rootRef(subject);
   const entities: EntityDraft[] = [
-    { ...root, attributes: { urlscan_scans: String((raw as { total?: number }).total ?? results.length) } },
+    { ...root, attributes: { urlscan_scans: String(answer.total ?? results.length) } },
   ];
   const relations: RelationDraft[] = [];
   const events: EventDraft[] = [];
@@ -87,26 +70,3 @@ export function normalizeUrlscan(raw: unknown, subject: Subject): Fragment {
   }
   return { entities, relations, events };
 }
-
-export const urlscan: Connector = {
-  id: "urlscan",
-  vendor: "urlscan.io",
-  description: "Earlier scans of domains, URLs and IPs: pages, IPs, ASNs.",
-  supportedTypes: ["DOMAIN", "HOSTNAME", "URL", "IPV4", "IPV6"].map((type) => ({
-    superType: "OBSERVABLE",
-    type,
-  })),
-  credentialFields: ["api_key"],
-  defaultBaseUrl: "https://urlscan.io",
-  async fetch(subject, credentials, { http }) {
-    const q = urlscanQuery(subject);
-    if (!q) return null;
-    const res = await http.get("/api/v1/search/", {
-      query: { q, size: 50 },
-      headers: { "API-Key": credentials.api_key ?? "" },
-    });
-    const body = res.json() as { results?: unknown[] };
-    return body.results?.length ? body : null;
-  },
-  normalize: normalizeUrlscan,
-};

@@ -1,12 +1,9 @@
 /**
- * A user's MISP instance (its URL is a credential): `POST /attributes/restSearch` for the value,
- * with the key in `Authorization`. Each MISP event holding the value becomes an EXT_DOC/REPORT
- * that documents the subject; tags (TLP, galaxies) come along. A threat actor is searched by its
- * galaxy tag (`misp-galaxy:threat-actor="NAME"`): the tagged attributes are attributed to it.
+ * MISP restSearch answer → graph: each MISP event holding the value as a report documenting the
+ * subject (with TLP and galaxy tags); for a threat actor, the attributes tagged with its galaxy.
  */
 import { isIP } from "node:net";
 import {
-  type Connector,
   type EntityDraft,
   type EntityRef,
   type EventDraft,
@@ -14,7 +11,7 @@ import {
   type RelationDraft,
   rootRef,
   type Subject,
-} from "./types.ts";
+} from "../types.ts";
 
 interface MispAttribute {
   value?: string;
@@ -144,32 +141,3 @@ export function normalizeMisp(raw: unknown, subject: Subject): Fragment {
   }
   return { entities, relations, events };
 }
-
-export const misp: Connector = {
-  id: "misp",
-  vendor: "MISP",
-  description:
-    "Your MISP instance: the events that hold an observable, with their tags; a threat actor by its galaxy tag.",
-  supportedTypes: [
-    ...["IPV4", "IPV6", "DOMAIN", "HOSTNAME", "URL", "MD5", "SHA1", "SHA256", "EMAIL", "CVE"].map((type) => ({
-      superType: "OBSERVABLE",
-      type,
-    })),
-    { superType: "ACTOR", type: "THREAT_ACTOR" },
-  ],
-  credentialFields: ["api_key", "url"],
-  defaultBaseUrl: "",
-  baseUrlCredential: "url",
-  async fetch(subject, credentials, { http }) {
-    const res = await http.post("/attributes/restSearch", {
-      json:
-        subject.type === "THREAT_ACTOR"
-          ? { returnFormat: "json", tags: [actorTag(subject.value)], includeEventTags: true, limit: 100 }
-          : { returnFormat: "json", value: subject.value, includeEventTags: true, limit: 100 },
-      headers: { Authorization: credentials.api_key ?? "" },
-    });
-    const body = res.json() as { response?: { Attribute?: unknown[] } };
-    return body.response?.Attribute?.length ? body : null;
-  },
-  normalize: normalizeMisp,
-};

@@ -1,18 +1,18 @@
 /**
- * CIRCL hashlookup: is a file hash known-good (NSRL and other software distributions)? No key
- * needed. `GET /lookup/{md5|sha1|sha256}/<hash>`; 404 when the hash is unknown.
+ * CIRCL hashlookup's record → graph: the hash with its trust, product and source, its other hashes
+ * ("same file as") and the packages holding it ("contained in").
  */
 
-import { facts } from "./facts.ts";
+import { facts } from "../facts.ts";
 import {
-  type Connector,
   type EntityDraft,
   type EntityRef,
   type Fragment,
   type RelationDraft,
   rootRef,
   type Subject,
-} from "./types.ts";
+  VendorError,
+} from "../types.ts";
 
 interface HashlookupRecord {
   FileName?: string;
@@ -32,17 +32,15 @@ interface HashlookupRecord {
   parents?: Array<{ "SHA-1"?: string; PackageName?: string; PackageVersion?: string; FileName?: string }>;
 }
 
-const ROUTES: Record<string, string> = { MD5: "md5", SHA1: "sha1", SHA256: "sha256" };
-
 export function normalizeHashlookup(raw: unknown, subject: Subject): Fragment {
   const r = (raw ?? {}) as HashlookupRecord;
   // A record always names the file's hashes; without them this is not CIRCL's answer, and taking
   // it would call an unknown file "known" (seen with a broken proxy answering 200).
   if (![r.MD5, r["SHA-1"], r["SHA-256"]].some((h) => typeof h === "string" && h.length > 0))
-    throw new Error("no file hash in the record");
+    throw new VendorError("bad_response", "no file hash in the record");
   for (const h of [r.MD5, r["SHA-1"], r["SHA-256"]])
     if (h !== undefined && h !== null && typeof h !== "string")
-      throw new Error("a file hash that is not a string");
+      throw new VendorError("bad_response", "a file hash that is not a string");
   const root = rootRef(subject);
   const attributes = facts({
     known_file: "true",
@@ -79,21 +77,3 @@ export function normalizeHashlookup(raw: unknown, subject: Subject): Fragment {
   }
   return { entities, relations, events: [] };
 }
-
-export const hashlookup: Connector = {
-  id: "hashlookup",
-  vendor: "CIRCL hashlookup",
-  description: "Known-good file hashes (NSRL and software distributions); no key needed.",
-  supportedTypes: ["MD5", "SHA1", "SHA256"].map((type) => ({ superType: "OBSERVABLE", type })),
-  credentialFields: [],
-  defaultBaseUrl: "https://hashlookup.circl.lu",
-  async fetch(subject, _credentials, ctx) {
-    const route = ROUTES[subject.type];
-    if (!route) return null;
-    const res = await ctx.http.get(`/lookup/${route}/${encodeURIComponent(subject.value.toLowerCase())}`);
-    // 400 is its answer for a malformed hash; for us that is "not known" as well.
-    if (res.status === 404 || res.status === 400) return null;
-    return res.json();
-  },
-  normalize: normalizeHashlookup,
-};

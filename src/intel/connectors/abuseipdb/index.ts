@@ -1,0 +1,21 @@
+import type { Connector } from "../types.ts";
+import { normalizeAbuseIpdb } from "./normalize.ts";
+
+const ip = (type: string) => ({ superType: "OBSERVABLE", type });
+
+export const abuseipdb: Connector = {
+  id: "abuseipdb",
+  vendor: "AbuseIPDB",
+  description: "Community abuse reports and a confidence score for IP addresses.",
+  supportedTypes: [ip("IPV4"), ip("IPV6")],
+  credentialFields: ["api_key"],
+  defaultBaseUrl: "https://api.abuseipdb.com",
+  async fetch(subject, credentials, { http }) {
+    const res = await http.get("/api/v2/check", {
+      query: { ipAddress: subject.value, maxAgeInDays: 90, verbose: "" },
+      headers: { Key: credentials.api_key ?? "" },
+    });
+    return res.status === 404 ? null : res.json();
+  },
+  normalize: normalizeAbuseIpdb,
+};

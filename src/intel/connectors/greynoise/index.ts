@@ -1,0 +1,20 @@
+import type { Connector } from "../types.ts";
+import { normalizeGreyNoise } from "./normalize.ts";
+
+const ip = (type: string) => ({ superType: "OBSERVABLE", type });
+
+export const greynoise: Connector = {
+  id: "greynoise",
+  vendor: "GreyNoise Community",
+  description: "Is an IP internet background noise (scanners) or a known benign service (RIOT)?",
+  supportedTypes: [ip("IPV4")],
+  credentialFields: ["api_key"],
+  defaultBaseUrl: "https://api.greynoise.io",
+  async fetch(subject, credentials, { http }) {
+    const res = await http.get(`/v3/community/${encodeURIComponent(subject.value)}`, {
+      headers: { key: credentials.api_key ?? "" },
+    });
+    return res.status === 404 ? null : res.json();
+  },
+  normalize: normalizeGreyNoise,
+};

@@ -1,0 +1,22 @@
+import type { Connector } from "../types.ts";
+import { normalizeHashlookup } from "./normalize.ts";
+
+const ROUTES: Record<string, string> = { MD5: "md5", SHA1: "sha1", SHA256: "sha256" };
+
+export const hashlookup: Connector = {
+  id: "hashlookup",
+  vendor: "CIRCL hashlookup",
+  description: "Known-good file hashes (NSRL and software distributions); no key needed.",
+  supportedTypes: ["MD5", "SHA1", "SHA256"].map((type) => ({ superType: "OBSERVABLE", type })),
+  credentialFields: [],
+  defaultBaseUrl: "https://hashlookup.circl.lu",
+  async fetch(subject, _credentials, ctx) {
+    const route = ROUTES[subject.type];
+    if (!route) return null;
+    const res = await ctx.http.get(`/lookup/${route}/${encodeURIComponent(subject.value.toLowerCase())}`);
+    // 400 is its answer for a malformed hash; for us that is "not known" as well.
+    if (res.status === 404 || res.status === 400) return null;
+    return res.json();
+  },
+  normalize: normalizeHashlookup,
+};

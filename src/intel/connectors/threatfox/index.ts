@@ -1,0 +1,36 @@
+/**
+ * ThreatFox (abuse.ch): IOCs with malware family and confidence, and a threat actor's tagged
+ * IOCs (`taginfo`). POST /api/v1/ with a JSON query; statuses are read by ../abusech.ts.
+ */
+
+import { auth, observable, readStatus } from "../abusech.ts";
+import type { Connector } from "../types.ts";
+import { normalizeThreatFoxAnswer } from "./normalize.ts";
+
+export const threatfox: Connector = {
+  id: "threatfox",
+  vendor: "ThreatFox (abuse.ch)",
+  description:
+    "IOCs (IPs, domains, URLs, hashes) with malware family and confidence; a threat actor's tagged IOCs.",
+  supportedTypes: [
+    ...["IPV4", "DOMAIN", "HOSTNAME", "URL", "MD5", "SHA1", "SHA256"].map(observable),
+    { superType: "ACTOR", type: "THREAT_ACTOR" },
+  ],
+  credentialFields: ["api_key"],
+  defaultBaseUrl: "https://threatfox-api.abuse.ch",
+  async fetch(subject, credentials, { http }) {
+    if (subject.type === "THREAT_ACTOR") {
+      const res = await http.post("/api/v1/", {
+        json: { query: "taginfo", tag: subject.value.trim(), limit: 100 },
+        headers: auth(credentials),
+      });
+      return readStatus(res.json(), ["no_result", "unknown_tag", "illegal_tag"]);
+    }
+    const res = await http.post("/api/v1/", {
+      json: { query: "search_ioc", search_term: subject.value, exact_match: true },
+      headers: auth(credentials),
+    });
+    return readStatus(res.json(), ["no_result"]);
+  },
+  normalize: normalizeThreatFoxAnswer,
+};
