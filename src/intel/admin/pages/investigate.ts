@@ -12,6 +12,7 @@ import { candidates } from "../../domain/fanout.ts";
 import { SUPER_TYPES } from "../../domain/taxonomy.ts";
 import { configuredVendors } from "../../store/credentials.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
+import { vendorHint } from "../hints.ts";
 import { html, jsonScript } from "../html.ts";
 
 const SubjectQuery = Type.Object({
@@ -42,7 +43,7 @@ export function registerInvestigate(admin: App, deps: AdminDeps): void {
           .map((t) => ({ short_name: t.shortName, name: t.name })),
       })).filter((st) => st.types.length > 0);
       const q = req.query;
-      const body = html`
+      const body = html`${await vendorHint(deps)}
 <form id="investigate" class="card investigate" data-prefix="${deps.prefix}" data-retry-ms="${config.retryAfterSeconds * 1000}">
   <label>Super type <select name="super_type" data-initial="${q.super_type ?? "OBSERVABLE"}"></select></label>
   <label>Type <select name="type" data-initial="${q.type ?? ""}"></select></label>
