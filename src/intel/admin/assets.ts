@@ -29,6 +29,7 @@ const SOURCES: Record<string, { url: URL | string; type: string }> = {
     url: new URL("./static/verdict.js", import.meta.url),
     type: "text/javascript; charset=utf-8",
   },
+  "graph.js": { url: new URL("./static/graph.js", import.meta.url), type: "text/javascript; charset=utf-8" },
   "mermaid.min.js": {
     url: import.meta.resolve("mermaid/dist/mermaid.min.js"),
     type: "text/javascript; charset=utf-8",

@@ -13,6 +13,19 @@ import { freshDatabase, startIntelServer, type TestIntelServer } from "../../hel
 import { skipUnlessCommands } from "../../helpers/requires.ts";
 
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
+const ODD_MD5 = "00112233445566778899aabbccddeeff";
+// Accents, quotes, brackets and a long dotted word: Mermaid once showed "&#34;" and cut words here.
+const ODD = `Ünïcødé "quoted" [bracket] cdn-updates.loupe-test.net <b>&amp;`;
+
+function oddFile(): unknown {
+  const obj = structuredClone(vtFixture("file")) as { data: { attributes: Record<string, unknown> } };
+  obj.data.attributes.md5 = ODD_MD5;
+  obj.data.attributes.popular_threat_classification = {
+    suggested_threat_label: ODD,
+    popular_threat_category: [{ value: "trojan", count: 3 }],
+  };
+  return obj;
+}
 const ADMIN = { username: "analyst-admin", password: "correct horse battery" };
 
 describe("Investigate in Chromium", { skip: skipUnlessCommands("chromium") }, () => {
@@ -27,6 +40,7 @@ describe("Investigate in Chromium", { skip: skipUnlessCommands("chromium") }, ()
     vt = await startFakeVirusTotal({
       [`files/${MD5}`]: vtFixture("file"),
       "domains/example.org": vtFixture("domain"),
+      [`files/${ODD_MD5}`]: oddFile(),
     });
     db = await freshDatabase("sqlite");
     server = await startIntelServer({
@@ -121,4 +135,56 @@ describe("Investigate in Chromium", { skip: skipUnlessCommands("chromium") }, ()
     assert.equal(await page.textContent("#verdict-detections"), "VirusTotal 0/93");
     assert.equal(await page.textContent("#verdict-threats"), "none named");
   });
+
+  it("graph: a click on a node opens its entity; it zooms, pans and fits", async () => {
+    await page.goto(`${panel}/investigate?value=${MD5}`);
+    await page.waitForSelector("#graph svg g.node.linked", { timeout: 20_000 });
+    const viewBox = async () => (await page.getAttribute("#graph svg", "viewBox"))!.split(" ").map(Number);
+    const fitted = await viewBox();
+    await page.click('.graph-controls button[title="Zoom in"]');
+    const zoomed = await viewBox();
+    assert.ok(zoomed[2]! < fitted[2]!, `zoom in narrows the view: ${fitted} → ${zoomed}`);
+    const box = (await page.locator("#graph svg").boundingBox())!;
+    await page.mouse.move(box.x + 10, box.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 90, box.y + 40, { steps: 5 });
+    await page.mouse.up();
+    const panned = await viewBox();
+    assert.ok(panned[0]! < zoomed[0]!, `dragging right moves the view left: ${zoomed} → ${panned}`);
+    await page.click('.graph-controls button[title="Fit the whole graph"]');
+    assert.deepEqual(await viewBox(), fitted);
+    const svgWidth = (await page.locator("#graph svg").boundingBox())!.width;
+    const graphWidth = (await page.locator("#graph").boundingBox())!.width;
+    assert.ok(svgWidth <= graphWidth, "the drawing fits its box");
+    await page.locator("#graph g.node.linked", { hasText: "eicar/test" }).click();
+    await page.waitForURL(/\/entities\/[^/]+$/);
+    assert.equal((await page.textContent("h1"))?.trim(), "eicar/test");
+    await page.goBack();
+    await page.waitForSelector("#graph svg g.node.linked", { timeout: 20_000 });
+  });
+
+  for (const width of [1280, 375]) {
+    it(`graph at ${width} px: labels never show entity codes nor cut words, text stays readable`, async () => {
+      const narrow = await browser.newPage({ viewport: { width, height: 800 } });
+      await narrow.context().addCookies(await page.context().cookies());
+      await narrow.goto(`${panel}/investigate?value=${ODD_MD5}`);
+      await narrow.waitForSelector("#graph svg g.node.linked", { timeout: 20_000 });
+      const texts = await narrow.locator("#graph svg text").allTextContents();
+      assert.ok(
+        texts.every((t) => !/&#|#\d+;/.test(t)),
+        `no entity code: ${JSON.stringify(texts)}`,
+      );
+      const label = texts.find((t) => t.includes("cdn-updates"));
+      assert.ok(label, JSON.stringify(texts));
+      assert.ok(label.replace(/\s+/g, "").endsWith(ODD.replace(/\s+/g, "")), label);
+      const node = narrow.locator("#graph g.node.linked", { hasText: "cdn-updates" });
+      assert.match((await node.textContent()) ?? "", /cdn-updates\.loupe-test\.net/);
+      // Text is drawn at 60 % of its size or more: the viewBox is never wider than the box / 0.6.
+      const [, , w] = (await narrow.getAttribute("#graph svg", "viewBox"))!.split(" ").map(Number);
+      const shown = (await narrow.locator("#graph svg").boundingBox())!.width;
+      assert.ok(shown / w! >= 0.6 - 1e-6, `scale ${shown / w!}`);
+      await screenshot(narrow, `graph-odd-labels-${width}`);
+      await narrow.close();
+    });
+  }
 });

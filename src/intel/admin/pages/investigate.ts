@@ -87,7 +87,7 @@ ${jsonScript("taxonomy", taxonomy)}
         title: "Investigate",
         active: "investigate",
         body,
-        scripts: ["mermaid.min.js", "detect.js", "verdict.js", "investigate.js"],
+        scripts: ["mermaid.min.js", "detect.js", "verdict.js", "graph.js", "investigate.js"],
       });
     },
   );

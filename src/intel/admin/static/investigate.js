@@ -17,7 +17,8 @@
     securityLevel: "strict",
     // Labels as SVG text, not HTML: a vendor's "<img onerror=…>" can only ever be drawn as text.
     htmlLabels: false,
-    flowchart: { htmlLabels: false, useMaxWidth: true },
+    // No wrapping: Mermaid would cut long names mid-word; the graph zooms and pans instead.
+    flowchart: { htmlLabels: false, useMaxWidth: true, wrappingWidth: 100000 },
     theme: "neutral",
     maxTextSize: 500000,
     maxEdges: 5000,
@@ -295,19 +296,9 @@
     graph.replaceChildren();
     try {
       const { svg } = await window.mermaid.render(`graph-${run}`, doc.graph);
-      graph.innerHTML = svg; // Mermaid's own output in strict mode (sanitised), labels as SVG text.
-      decodeLabels(graph);
+      window.loupeGraph(graph, svg, doc, entities, prefix);
     } catch (err) {
       graph.textContent = `The graph could not be drawn: ${err.message}`;
-    }
-  }
-
-  // Labels reach Mermaid with every unsafe character as an entity code ("#60;"); drawn as SVG text
-  // they stay "&#60;", so they are decoded here, as text nodes: the characters can never become markup.
-  function decodeLabels(root) {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      node.nodeValue = node.nodeValue.replace(/&#(\d+);/g, (_, code) => String.fromCodePoint(Number(code)));
     }
   }
 
