@@ -166,6 +166,7 @@
         return tr;
       }),
     );
+    window.loupeLabelCells($(tableId));
     const count = $(`${tableId}-count`);
     if (count) count.textContent = String(items.length);
   }
