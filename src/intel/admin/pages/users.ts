@@ -21,6 +21,7 @@ const TokenParams = Type.Object({ id: Type.Integer({ minimum: 1 }), token: Type.
 export function registerUsers(admin: App, deps: AdminDeps): void {
   registerUserList(admin, deps);
   registerUserState(admin, deps);
+  registerUnlock(admin, deps);
   registerUserPage(admin, deps);
   registerUserKeys(admin, deps);
   registerPasswordReset(admin, deps);
@@ -37,10 +38,11 @@ function registerUserList(admin: App, deps: AdminDeps): void {
       (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
   <td><a href="${deps.prefix}/users/${u.id}">${u.username}</a>${u.id === me.id ? html` <span class="badge">you</span>` : ""}</td>
   <td>${u.is_admin ? "admin" : "user"}</td>
-  <td>${u.is_active ? html`<span class="ok">active</span>` : html`<span class="bad">deactivated</span>`}</td>
+  <td>${u.is_active ? html`<span class="ok">active</span>` : html`<span class="bad">deactivated</span>`}${lockBadge(deps, u.username)}</td>
   <td>${u.active_tokens}</td>
   <td>${when(u.created_at)}</td>
   <td class="actions"><a class="button secondary" href="${deps.prefix}/users/${u.id}">Keys and password</a>
+    ${deps.throttle.lockedFor(u.username) === undefined ? "" : actionButton(`${deps.prefix}/users/${u.id}/unlock`, csrf, "Lift the lock")}
     ${u.id === me.id ? "" : actionButton(`${deps.prefix}/users/${u.id}/${u.is_active ? "deactivate" : "reactivate"}`, csrf, u.is_active ? "Deactivate" : "Reactivate", u.is_active ? { danger: true, confirm: `Deactivate ${u.username}? Their API keys stop working at once.` } : {})}</td>
 </tr>`,
     );
@@ -103,6 +105,31 @@ function registerUserState(admin: App, deps: AdminDeps): void {
       },
     );
   }
+}
+
+/** A locked-out username: shown, with the minutes left (failed logins lock it for a while). */
+function lockBadge(deps: AdminDeps, username: string) {
+  const ms = deps.throttle.lockedFor(username);
+  if (ms === undefined) return "";
+  const minutes = Math.max(1, Math.ceil(ms / 60_000));
+  return html` <span class="badge bad lock">locked out · ${minutes} min left</span>`;
+}
+
+/** An admin lifts a lock made by failed logins, rather than the user waiting it out. */
+function registerUnlock(admin: App, deps: AdminDeps): void {
+  admin.post<{ Params: { id: number } }>(
+    "/users/:id/unlock",
+    { schema: { params: UserParams } },
+    async (req, reply) => {
+      const user = await userOr404(req, reply, deps);
+      if (!user) return reply;
+      const lifted = deps.throttle.unlock(user.username);
+      return redirectWithFlash(reply, deps, "/users", {
+        kind: "ok",
+        text: lifted ? `${user.username} can log in again.` : `${user.username} was not locked out.`,
+      });
+    },
+  );
 }
 
 /** One user: their keys and the password form. */
