@@ -27,6 +27,7 @@ const NAV: Array<[string, string]> = [
   ["users", "Users"],
   ["credentials", "Vendor credentials"],
   ["status", "Status"],
+  ["audit", "Audit log"],
 ];
 
 export function page(o: PageOptions): Html {

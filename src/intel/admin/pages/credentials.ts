@@ -20,6 +20,7 @@ import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "..
 import { html } from "../html.ts";
 import { actionButton, csrfField, when } from "../layout.ts";
 import { fieldLabel, KEY_PAGES } from "../vendors.ts";
+import { audit } from "./audit.ts";
 
 const VendorParams = Type.Object({ vendor: Type.String({ maxLength: 64 }) });
 const SetParams = Type.Object({ vendor: Type.String({ maxLength: 64 }), id: Type.Integer({ minimum: 1 }) });
@@ -60,6 +61,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
       let id: number;
       try {
         id = await addCredentialSet(db, c, fields);
+        await audit(req, deps, "credentials.add", c.id, `set #${id}`);
       } catch (err) {
         if (!(err instanceof CredentialsError)) throw err;
         return redirectWithFlash(reply, deps, `/credentials#vendor-${c.id}`, {
@@ -79,6 +81,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
     { schema: { params: SetParams } },
     async (req, reply) => {
       const removed = await removeCredentialSet(db, req.params.id);
+      if (removed) await audit(req, deps, "credentials.remove", req.params.vendor, `set #${req.params.id}`);
       return redirectWithFlash(reply, deps, `/credentials#vendor-${req.params.vendor}`, {
         kind: removed ? "ok" : "error",
         text: removed ? `Removed credentials #${req.params.id}.` : `No credentials #${req.params.id}.`,
@@ -107,7 +110,15 @@ function registerCredentialTests(admin: App, deps: AdminDeps): void {
           kind: "error",
           text: "No such credentials.",
         });
-      return redirectWithFlash(reply, deps, `/credentials#vendor-${c.id}`, await test(c, fields));
+      const outcome = await test(c, fields);
+      await audit(
+        req,
+        deps,
+        "credentials.test",
+        c.id,
+        `set #${req.params.id} ${outcome.kind === "ok" ? "passed" : "failed"}`,
+      );
+      return redirectWithFlash(reply, deps, `/credentials#vendor-${c.id}`, outcome);
     },
   );
 

@@ -14,6 +14,7 @@ import {
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { html } from "../html.ts";
 import { actionButton, csrfField, when } from "../layout.ts";
+import { audit } from "./audit.ts";
 
 const UserParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const TokenParams = Type.Object({ id: Type.Integer({ minimum: 1 }), token: Type.Integer({ minimum: 1 }) });
@@ -67,6 +68,7 @@ function registerUserList(admin: App, deps: AdminDeps): void {
         password: givenPassword(req.body),
         admin: field(req.body, "is_admin") === "1",
       });
+      await audit(req, deps, "user.create", u.username, u.is_admin ? "admin" : "user");
       if (!generatedPassword)
         return redirectWithFlash(reply, deps, "/users", { kind: "ok", text: `Created ${u.username}.` });
       return passwordShownOnce(req, reply, deps, u, generatedPassword, `Created ${u.username}.`);
@@ -93,6 +95,7 @@ function registerUserState(admin: App, deps: AdminDeps): void {
         if (!user) return reply;
         try {
           await setAccountActive(db, signedIn(req).user.id, user.id, active);
+          await audit(req, deps, active ? "user.reactivate" : "user.deactivate", user.username);
         } catch (err) {
           if (err instanceof AccountError)
             return redirectWithFlash(reply, deps, "/users", { kind: "error", text: err.message });
@@ -124,6 +127,7 @@ function registerUnlock(admin: App, deps: AdminDeps): void {
       const user = await userOr404(req, reply, deps);
       if (!user) return reply;
       const lifted = deps.throttle.unlock(user.username);
+      if (lifted) await audit(req, deps, "user.unlock", user.username, "login lock lifted");
       return redirectWithFlash(reply, deps, "/users", {
         kind: "ok",
         text: lifted ? `${user.username} can log in again.` : `${user.username} was not locked out.`,
@@ -182,6 +186,7 @@ function registerUserKeys(admin: App, deps: AdminDeps): void {
       const user = await userOr404(req, reply, deps);
       if (!user) return reply;
       const { key, prefix } = await issueApiKey(db, { id: user.id });
+      await audit(req, deps, "key.create", user.username, `key ${prefix}…`);
       // Shown in this answer only: the database keeps its hash.
       const body = html`
 <div class="card secret">
@@ -200,6 +205,15 @@ function registerUserKeys(admin: App, deps: AdminDeps): void {
     async (req, reply) => {
       const back = `/users/${req.params.id}`;
       const ok = await accounts.revokeKey(db, req.params.id, req.params.token);
+      const owner = ok ? await accounts.get(db, req.params.id) : undefined;
+      if (ok)
+        await audit(
+          req,
+          deps,
+          "key.revoke",
+          owner?.username ?? `user #${req.params.id}`,
+          `key #${req.params.token}`,
+        );
       return redirectWithFlash(
         reply,
         deps,
@@ -223,6 +237,7 @@ function registerPasswordReset(admin: App, deps: AdminDeps): void {
       let generatedPassword: string | undefined;
       try {
         ({ generatedPassword } = await resetPassword(db, user.id, givenPassword(req.body)));
+        await audit(req, deps, "user.password", user.username, generatedPassword ? "generated" : "set");
       } catch (err) {
         if (err instanceof AccountError)
           return redirectWithFlash(reply, deps, `/users/${user.id}`, { kind: "error", text: err.message });
