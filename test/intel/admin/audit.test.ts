@@ -4,20 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { auditCsv, auditPage, recordAudit } from "../../../src/intel/services/audit.ts";
-import { createUser } from "../../../src/intel/store/accounts.ts";
-import { launchChromium, screenshot } from "../../helpers/browser.ts";
-import { type FakeVendor, startFakeVirusTotal, VT_KEY } from "../../helpers/fake-virustotal.ts";
-import {
-  freshDatabase,
-  postgresSkipReason,
-  startIntelServer,
-  type TestIntelServer,
-} from "../../helpers/intel-server.ts";
+import { screenshot } from "../../helpers/browser.ts";
+import { VT_KEY } from "../../helpers/fake-virustotal.ts";
+import { freshDatabase, postgresSkipReason, startIntelServer } from "../../helpers/intel-server.ts";
 import { skipUnlessCommands } from "../../helpers/requires.ts";
-
-const ADMIN = { username: "audit-admin", password: "correct horse battery" };
+import { ADMIN, type AdminHarness, openAdminHarness } from "./harness.ts";
 
 for (const kind of ["sqlite", "postgres"] as const) {
   describe(`audit log store (${kind})`, {
@@ -69,39 +62,15 @@ it("writes CSV a spreadsheet cannot run", () => {
 });
 
 describe("audit log in Chromium", { skip: skipUnlessCommands("chromium") }, () => {
-  let vt: FakeVendor;
-  let server: TestIntelServer;
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let browser: Browser;
+  let h: AdminHarness;
   let page: Page;
   let panel: string;
 
   before(async () => {
-    vt = await startFakeVirusTotal({});
-    db = await freshDatabase("sqlite");
-    server = await startIntelServer({
-      databaseUrl: db.url,
-      worker: false,
-      env: { INTEL_VENDOR_URL_VIRUSTOTAL: vt.url, INTEL_VENDOR_RETRIES: "0" },
-    });
-    panel = `${server.url}/${server.services.adminPath}`;
-    await createUser(server.services.store.db, ADMIN.username, ADMIN.password, true);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on("dialog", (d) => d.accept());
-    await page.goto(`${panel}/login`);
-    await page.fill('input[name="username"]', ADMIN.username);
-    await page.fill('input[name="password"]', ADMIN.password);
-    await page.click('button[type="submit"]');
-    await page.waitForURL(/\/investigate$/);
+    h = await openAdminHarness({ worker: false, virustotal: {} });
+    ({ page, panel } = h);
   });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await vt?.close();
-    await db?.drop();
-  });
+  after(async () => h?.close());
 
   it("records every change of users, keys and credentials, shows them and exports them", async () => {
     await page.goto(`${panel}/users`);
@@ -141,7 +110,7 @@ describe("audit log in Chromium", { skip: skipUnlessCommands("chromium") }, () =
     assert.equal(rows.length, expected.length, rows.join("\n"));
     expected.forEach((re, i) => {
       assert.match(rows[i]!, re);
-      assert.match(rows[i]!, /audit-admin/);
+      assert.match(rows[i]!, new RegExp(ADMIN.username));
     });
     assert.doesNotMatch(await page.content(), new RegExp(`${VT_KEY}|${key}`), "no secret in the log");
     await screenshot(page, "audit-log");

@@ -7,21 +7,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
 import { createUser } from "../../../src/intel/store/accounts.ts";
-import { launchChromium, screenshot } from "../../helpers/browser.ts";
-import { type FakeVendor, startFakeVirusTotal, VT_KEY } from "../../helpers/fake-virustotal.ts";
-import { freshDatabase, startIntelServer, type TestIntelServer } from "../../helpers/intel-server.ts";
+import { screenshot } from "../../helpers/browser.ts";
+import { VT_KEY } from "../../helpers/fake-virustotal.ts";
 import { skipUnlessCommands } from "../../helpers/requires.ts";
+import { ADMIN, type AdminHarness, logIn, openAdminHarness } from "./harness.ts";
 
-const ADMIN = { username: "cred-admin", password: "correct horse battery" };
 const OTHER = { username: "forgetful-admin", password: "another long password" };
 const VIEWPORT = { width: 1280, height: 600 };
-
-async function login(page: Page, panel: string, username: string, password: string) {
-  await page.goto(`${panel}/login`);
-  await page.fill('input[name="username"]', username);
-  await page.fill('input[name="password"]', password);
-  await page.click('button[type="submit"]');
-}
 
 async function inView(locator: Locator): Promise<boolean> {
   const box = await locator.boundingBox();
@@ -29,44 +21,31 @@ async function inView(locator: Locator): Promise<boolean> {
 }
 
 describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromium") }, () => {
-  let vt: FakeVendor;
-  let server: TestIntelServer;
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
+  let h: AdminHarness;
   let browser: Browser;
   let page: Page;
   let panel: string;
 
   before(async () => {
-    vt = await startFakeVirusTotal({});
-    db = await freshDatabase("sqlite");
-    server = await startIntelServer({
-      databaseUrl: db.url,
+    h = await openAdminHarness({
       worker: false,
+      viewport: VIEWPORT,
+      virustotal: {},
       env: {
         INTEL_CONNECTORS: "hashlookup,shodan,virustotal",
-        INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
-        INTEL_VENDOR_RETRIES: "0",
         ADMIN_LOGIN_FAILURES_PER_USER: "3",
         ADMIN_LOGIN_FAILURES_PER_IP: "100",
       },
     });
-    panel = `${server.url}/${server.services.adminPath}`;
-    await createUser(server.services.store.db, ADMIN.username, ADMIN.password, true);
-    await createUser(server.services.store.db, OTHER.username, OTHER.password, true);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: VIEWPORT });
-    page.on("dialog", (d) => d.accept());
+    ({ browser, page, panel } = h);
+    await createUser(h.server.services.store.db, OTHER.username, OTHER.password, true);
+    // This suite logs in through the form itself.
+    await page.context().clearCookies();
   });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await vt?.close();
-    await db?.drop();
-  });
+  after(async () => h?.close());
 
   it("keeps the username after a failed login", async () => {
-    await login(page, panel, ADMIN.username, "not the password");
+    await logIn(page, panel, ADMIN.username, "not the password");
     assert.match((await page.textContent(".flash.error")) ?? "", /Wrong username or password/);
     assert.equal(await page.inputValue('input[name="username"]'), ADMIN.username);
     assert.equal(await page.inputValue('input[name="password"]'), "");
@@ -110,8 +89,8 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
 
   it("shows a locked-out user and lets an admin lift the lock", async () => {
     const other = await browser.newPage({ viewport: VIEWPORT });
-    for (let i = 0; i < 3; i++) await login(other, panel, OTHER.username, `wrong-${i}`);
-    await login(other, panel, OTHER.username, OTHER.password);
+    for (let i = 0; i < 3; i++) await logIn(other, panel, OTHER.username, `wrong-${i}`);
+    await logIn(other, panel, OTHER.username, OTHER.password);
     assert.match((await other.textContent(".flash.error")) ?? "", /Too many failed logins/);
 
     await page.goto(`${panel}/users`);
@@ -129,7 +108,7 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
       /locked/,
     );
 
-    await login(other, panel, OTHER.username, OTHER.password);
+    await logIn(other, panel, OTHER.username, OTHER.password);
     await other.waitForURL(/\/investigate$/);
     await other.close();
   });

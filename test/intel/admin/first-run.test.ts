@@ -3,55 +3,26 @@
  * configured (or only keyless ones) and link to Vendor credentials; once a key is added the hint goes.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import { after, describe, it } from "node:test";
 import { addCredentialSet } from "../../../src/intel/services/credentials.ts";
-import { createUser } from "../../../src/intel/store/accounts.ts";
-import { launchChromium, screenshot } from "../../helpers/browser.ts";
-import { freshDatabase, startIntelServer, type TestIntelServer } from "../../helpers/intel-server.ts";
+import { screenshot } from "../../helpers/browser.ts";
 import { skipUnlessCommands } from "../../helpers/requires.ts";
-
-const ADMIN = { username: "first-admin", password: "correct horse battery" };
-
-async function openPanel(connectors: string) {
-  const db = await freshDatabase("sqlite");
-  const server = await startIntelServer({
-    databaseUrl: db.url,
-    env: { INTEL_CONNECTORS: connectors, INTEL_VENDOR_RETRIES: "0" },
-    worker: false,
-  });
-  await createUser(server.services.store.db, ADMIN.username, ADMIN.password, true);
-  return { db, server, panel: `${server.url}/${server.services.adminPath}` };
-}
-
-async function login(page: Page, panel: string) {
-  await page.goto(`${panel}/login`);
-  await page.fill('input[name="username"]', ADMIN.username);
-  await page.fill('input[name="password"]', ADMIN.password);
-  await page.click('button[type="submit"]');
-  await page.waitForURL(/\/investigate$/);
-}
+import { type AdminHarness, openAdminHarness } from "./harness.ts";
 
 describe("first-run hints in Chromium", { skip: skipUnlessCommands("chromium") }, () => {
-  let browser: Browser;
-  const opened: Array<{ db: { drop(): Promise<void> }; server: TestIntelServer }> = [];
-
-  before(async () => {
-    browser = await launchChromium();
-  });
+  const opened: AdminHarness[] = [];
+  const open = async (connectors: string) => {
+    const h = await openAdminHarness({ worker: false, env: { INTEL_CONNECTORS: connectors } });
+    opened.push(h);
+    return h;
+  };
   after(async () => {
-    await browser?.close();
-    for (const o of opened) {
-      await o.server.close();
-      await o.db.drop();
-    }
+    for (const h of opened) await h.close();
   });
 
   it("says no vendor is configured on Investigate and Status, links to credentials, and goes once a key is added", async () => {
-    const o = await openPanel("virustotal,shodan");
-    opened.push(o);
-    const page = await browser.newPage();
-    await login(page, o.panel);
+    const o = await open("virustotal,shodan");
+    const { page } = o;
     const hint = page.locator("#vendor-hint");
     assert.match((await hint.textContent()) ?? "", /No vendor is configured\..*2 vendors/s);
     await screenshot(page, "first-run-investigate");
@@ -67,18 +38,13 @@ describe("first-run hints in Chromium", { skip: skipUnlessCommands("chromium") }
       await page.goto(`${o.panel}/${path}`);
       assert.equal(await hint.count(), 0, `no hint on ${path} once a key is set`);
     }
-    await page.close();
   });
 
   it("says honestly when only keyless vendors can be asked", async () => {
-    const o = await openPanel("virustotal,hashlookup");
-    opened.push(o);
-    const page = await browser.newPage();
-    await login(page, o.panel);
+    const { page } = await open("virustotal,hashlookup");
     const text = (await page.locator("#vendor-hint").textContent()) ?? "";
     assert.match(text, /only keyless vendors/);
     assert.match(text, /CIRCL hashlookup/);
     assert.doesNotMatch(text, /No vendor is configured\./);
-    await page.close();
   });
 });

@@ -6,11 +6,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { addCredentialSet } from "../../../src/intel/services/credentials.ts";
-import { createUser } from "../../../src/intel/store/accounts.ts";
-import { launchChromium, screenshot } from "../../helpers/browser.ts";
-import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../../helpers/fake-virustotal.ts";
-import { freshDatabase, startIntelServer, type TestIntelServer } from "../../helpers/intel-server.ts";
+import { screenshot } from "../../helpers/browser.ts";
+import { VT_KEY, vtFixture } from "../../helpers/fake-virustotal.ts";
 import { skipUnlessCommands } from "../../helpers/requires.ts";
+import { type AdminHarness, openAdminHarness } from "./harness.ts";
 
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
 const ODD_MD5 = "00112233445566778899aabbccddeeff";
@@ -26,45 +25,26 @@ function oddFile(): unknown {
   };
   return obj;
 }
-const ADMIN = { username: "analyst-admin", password: "correct horse battery" };
 
 describe("Investigate in Chromium", { skip: skipUnlessCommands("chromium") }, () => {
-  let vt: FakeVendor;
-  let server: TestIntelServer;
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
+  let h: AdminHarness;
   let browser: Browser;
   let page: Page;
   let panel: string;
 
   before(async () => {
-    vt = await startFakeVirusTotal({
-      [`files/${MD5}`]: vtFixture("file"),
-      "domains/example.org": vtFixture("domain"),
-      [`files/${ODD_MD5}`]: oddFile(),
+    h = await openAdminHarness({
+      virustotal: {
+        [`files/${MD5}`]: vtFixture("file"),
+        "domains/example.org": vtFixture("domain"),
+        [`files/${ODD_MD5}`]: oddFile(),
+      },
     });
-    db = await freshDatabase("sqlite");
-    server = await startIntelServer({
-      databaseUrl: db.url,
-      env: { INTEL_VENDOR_URL_VIRUSTOTAL: vt.url, INTEL_VENDOR_RETRIES: "0" },
-    });
-    panel = `${server.url}/${server.services.adminPath}`;
-    await createUser(server.services.store.db, ADMIN.username, ADMIN.password, true);
-    await addCredentialSet(server.services.store.db, server.services.connectors[0]!, { api_key: VT_KEY });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${panel}/login`);
-    await page.fill('input[name="username"]', ADMIN.username);
-    await page.fill('input[name="password"]', ADMIN.password);
-    await page.click('button[type="submit"]');
-    await page.waitForURL(/\/investigate$/);
+    ({ browser, page, panel } = h);
+    const { store, connectors } = h.server.services;
+    await addCredentialSet(store.db, connectors[0]!, { api_key: VT_KEY });
   });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await vt?.close();
-    await db?.drop();
-  });
+  after(async () => h?.close());
 
   const typeShown = () => page.locator('select[name="type"]').inputValue();
 

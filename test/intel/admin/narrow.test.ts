@@ -5,30 +5,25 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Browser, BrowserContext } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { addCredentialSet } from "../../../src/intel/services/credentials.ts";
-import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
-import { launchChromium, screenshot } from "../../helpers/browser.ts";
-import { freshDatabase, startIntelServer, type TestIntelServer } from "../../helpers/intel-server.ts";
+import { createUser } from "../../../src/intel/store/accounts.ts";
+import { screenshot } from "../../helpers/browser.ts";
 import { skipUnlessCommands } from "../../helpers/requires.ts";
+import { type AdminHarness, openAdminHarness } from "./harness.ts";
 
-const ADMIN = { username: "narrow-admin", password: "correct horse battery" };
 const PAGES = ["investigate", "requests", "entities", "users", "credentials", "status"];
 
 describe("panel widths in Chromium", { skip: skipUnlessCommands("chromium") }, () => {
-  let server: TestIntelServer;
-  let db: Awaited<ReturnType<typeof freshDatabase>>;
-  let browser: Browser;
+  let h: AdminHarness;
   let context: BrowserContext;
   let panel: string;
 
   before(async () => {
-    db = await freshDatabase("sqlite");
-    server = await startIntelServer({ databaseUrl: db.url, worker: false });
-    panel = `${server.url}/${server.services.adminPath}`;
+    h = await openAdminHarness({ worker: false, viewport: { width: 375, height: 800 } });
+    ({ panel } = h);
+    const { server } = h;
     const sdb = server.services.store.db;
-    const admin = await createUser(sdb, ADMIN.username, ADMIN.password, true);
-    await createToken(sdb, admin.id);
     await createUser(sdb, "an-analyst-with-a-rather-long-username@example.org", "a-long-password", false);
     await addCredentialSet(sdb, server.services.connectors[0]!, { api_key: "0123456789abcdef".repeat(4) });
     for (const value of ["example.org", "a-very-long-subdomain-name.of-some-example-domain.example.net"]) {
@@ -39,27 +34,15 @@ describe("panel widths in Chromium", { skip: skipUnlessCommands("chromium") }, (
       });
       assert.equal(res.status, 201);
     }
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 375, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(`${panel}/login`);
-    await page.fill('input[name="username"]', ADMIN.username);
-    await page.fill('input[name="password"]', ADMIN.password);
-    await page.click('button[type="submit"]');
-    await page.waitForURL(/\/investigate$/);
-    await page.close();
+    context = h.page.context();
   });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await db?.drop();
-  });
+  after(async () => h?.close());
 
   for (const width of [375, 1280]) {
     it(`no page scrolls sideways at ${width} px, and headers wrap only between words`, async () => {
       const page = await context.newPage();
       await page.setViewportSize({ width, height: 800 });
+      // users/1: the server's test user, who has an API key.
       for (const name of [...PAGES, "users/1"]) {
         await page.goto(`${panel}/${name}`);
         const scroll = Number(await page.evaluate("document.documentElement.scrollWidth"));
