@@ -264,6 +264,8 @@
     $("result-root").textContent = `${doc.root_entity.type.name}: ${doc.root_entity.name}`;
     const q = new URLSearchParams(subject).toString();
     $("raw-link").href = `${prefix}/investigate/raw?${q}`;
+    // The address names the subject: Back from an entity page, or a reload, shows this result again.
+    history.replaceState(null, "", `?${q}`);
     // The root first, then its neighbours (the document lists the root apart).
     const entities = [doc.root_entity, ...doc.entities.filter((e) => e.id !== doc.root_entity.id)];
     const byId = new Map(entities.map((e) => [e.id, e]));
