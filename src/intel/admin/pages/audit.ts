@@ -65,7 +65,7 @@ export function registerAudit(admin: App, deps: AdminDeps): void {
 ${
   entries.length === 0
     ? html`<p class="muted">Nothing recorded${action ? " of this kind" : ""} yet.</p>`
-    : html`<table class="audit"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Target</th><th>Detail</th></tr></thead><tbody>
+    : html`<table class="audit sortable"><thead><tr><th>When</th><th>Who</th><th>Action</th><th>Target</th><th>Detail</th></tr></thead><tbody>
 ${entries.slice(0, PAGE).map((e) => html`<tr><td>${when(e.at)}</td><td>${e.actor}</td><td><code>${e.action}</code></td><td>${e.target}</td><td>${e.detail}</td></tr>`)}
 </tbody></table>`
 }

@@ -16,6 +16,7 @@ import { html } from "../html.ts";
 import { actionButton, csrfField, when } from "../layout.ts";
 import { audit } from "./audit.ts";
 
+const UsersQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 150 })) });
 const UserParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const TokenParams = Type.Object({ id: Type.Integer({ minimum: 1 }), token: Type.Integer({ minimum: 1 }) });
 
@@ -32,11 +33,15 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
 function registerUserList(admin: App, deps: AdminDeps): void {
   const { db } = deps.services.store;
 
-  admin.get("/users", async (req, reply) => {
-    const { csrf, user: me } = signedIn(req);
-    const users = await accounts.list(db);
-    const rows = users.map(
-      (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
+  admin.get<{ Querystring: { q?: string } }>(
+    "/users",
+    { schema: { querystring: UsersQuery } },
+    async (req, reply) => {
+      const { csrf, user: me } = signedIn(req);
+      const q = req.query.q?.trim().toLowerCase() ?? "";
+      const users = (await accounts.list(db)).filter((u) => u.username.toLowerCase().includes(q));
+      const rows = users.map(
+        (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
   <td><a href="${deps.prefix}/users/${u.id}">${u.username}</a>${u.id === me.id ? html` <span class="badge">you</span>` : ""}</td>
   <td>${u.is_admin ? "admin" : "user"}</td>
   <td>${u.is_active ? html`<span class="ok">active</span>` : html`<span class="bad">deactivated</span>`}${lockBadge(deps, u.username)}</td>
@@ -46,9 +51,14 @@ function registerUserList(admin: App, deps: AdminDeps): void {
     ${deps.throttle.lockedFor(u.username) === undefined ? "" : actionButton(`${deps.prefix}/users/${u.id}/unlock`, csrf, "Lift the lock")}
     ${u.id === me.id ? "" : actionButton(`${deps.prefix}/users/${u.id}/${u.is_active ? "deactivate" : "reactivate"}`, csrf, u.is_active ? "Deactivate" : "Reactivate", u.is_active ? { danger: true, confirm: `Deactivate ${u.username}? Their API keys stop working at once.` } : {})}</td>
 </tr>`,
-    );
-    const body = html`
-<table><thead><tr><th>Username</th><th>Role</th><th>State</th><th>Active keys</th><th>Created</th><th></th></tr></thead>
+      );
+      const body = html`
+<form method="get" class="row filters">
+  <label class="grow">Username contains <input name="q" value="${q}" autocomplete="off"></label>
+  <button type="submit" class="secondary">Search</button>
+</form>
+${users.length === 0 ? html`<p class="muted">No user matches.</p>` : ""}
+<table class="sortable"><thead><tr><th>Username</th><th>Role</th><th>State</th><th>Active keys</th><th>Created</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
 <h2>New user</h2>
 <form method="post" action="${deps.prefix}/users" class="card row">
@@ -58,8 +68,9 @@ function registerUserList(admin: App, deps: AdminDeps): void {
   <label class="check"><input type="checkbox" name="is_admin" value="1"> Admin (can use this panel)</label>
   <button type="submit">Create user</button>
 </form>`;
-    return sendPage(req, reply, deps, { title: "Users", active: "users", body });
-  });
+      return sendPage(req, reply, deps, { title: "Users", active: "users", body });
+    },
+  );
 
   admin.post("/users", async (req, reply) => {
     try {

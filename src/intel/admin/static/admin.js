@@ -29,3 +29,38 @@ for (const t of document.querySelectorAll("time[datetime]")) {
   t.title = `${t.dateTime.replace("T", " ").replace(/(\.\d+)?Z$/, "")} UTC`;
   t.textContent = d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
+
+// Sortable tables: a header is a button that sorts the rows shown by that column (times by their
+// UTC value, numbers as numbers, text in the reader's collation); a second click reverses.
+function sortKey(td) {
+  const time = td?.querySelector("time[datetime]");
+  if (time) return time.dateTime;
+  return (td?.textContent ?? "").trim();
+}
+for (const table of document.querySelectorAll("main table.sortable")) {
+  const heads = [...table.querySelectorAll("thead th")];
+  heads.forEach((th, column) => {
+    const label = th.textContent.trim();
+    if (!label) return;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "sort";
+    button.textContent = label;
+    th.replaceChildren(button);
+    button.addEventListener("click", () => {
+      const ascending = th.getAttribute("aria-sort") !== "ascending";
+      for (const other of heads) other.removeAttribute("aria-sort");
+      th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+      const body = table.tBodies[0];
+      const rows = [...body.rows];
+      const keys = rows.map((r) => sortKey(r.cells[column]));
+      const numeric = keys.every((k) => k !== "" && !Number.isNaN(Number(k)));
+      const order = rows.map((r, i) => [r, keys[i]]);
+      order.sort(([, a], [, b]) => {
+        const c = numeric ? Number(a) - Number(b) : a.localeCompare(b, undefined, { numeric: true });
+        return ascending ? c : -c;
+      });
+      body.append(...order.map(([r]) => r));
+    });
+  });
+}
