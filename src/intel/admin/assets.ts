@@ -21,6 +21,16 @@ const SOURCES: Record<string, { url: URL | string; type: string }> = {
     url: new URL("./static/investigate.js", import.meta.url),
     type: "text/javascript; charset=utf-8",
   },
+  "detect.js": {
+    url: new URL("./static/detect.js", import.meta.url),
+    type: "text/javascript; charset=utf-8",
+  },
+  "verdict.js": {
+    url: new URL("./static/verdict.js", import.meta.url),
+    type: "text/javascript; charset=utf-8",
+  },
+  "graph.js": { url: new URL("./static/graph.js", import.meta.url), type: "text/javascript; charset=utf-8" },
+  "favicon.svg": { url: new URL("./static/favicon.svg", import.meta.url), type: "image/svg+xml" },
   "mermaid.min.js": {
     url: import.meta.resolve("mermaid/dist/mermaid.min.js"),
     type: "text/javascript; charset=utf-8",

@@ -13,6 +13,7 @@ import { serveAsset } from "./assets.ts";
 import { type AdminDeps, SESSION_COOKIE, sameToken, sendHtml } from "./context.ts";
 import { html } from "./html.ts";
 import { page } from "./layout.ts";
+import { registerAudit } from "./pages/audit.ts";
 import { registerCredentials } from "./pages/credentials.ts";
 import { registerEntities } from "./pages/entities.ts";
 import { registerInvestigate } from "./pages/investigate.ts";
@@ -74,6 +75,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       registerUsers(admin, deps);
       registerCredentials(admin, deps);
       registerStatus(admin, deps);
+      registerAudit(admin, deps);
     },
     { prefix: deps.prefix },
   );

@@ -27,6 +27,7 @@ const NAV: Array<[string, string]> = [
   ["users", "Users"],
   ["credentials", "Vendor credentials"],
   ["status", "Status"],
+  ["audit", "Audit log"],
 ];
 
 export function page(o: PageOptions): Html {
@@ -49,6 +50,7 @@ export function page(o: PageOptions): Html {
 ${o.session ? html`<meta name="csrf-token" content="${o.session.csrf}">` : ""}
 <title>${o.title} · Loupe intel</title>
 <link rel="stylesheet" href="${o.prefix}/static/admin.css">
+<link rel="icon" href="${o.prefix}/static/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <header><a class="brand" href="${o.prefix}/">Loupe <span>intel</span></a>${nav}</header>

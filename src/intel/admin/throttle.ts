@@ -58,6 +58,18 @@ export class LoginThrottle {
     if (w) w.failures = Math.max(0, w.failures - 1);
   }
 
+  /** How long this username stays locked out, or undefined when it is not. */
+  lockedFor(username: string): number | undefined {
+    const w = this.live(`user:${username.toLowerCase()}`);
+    if (!w || w.failures < this.limits.failuresPerUser) return undefined;
+    return w.startedAt + this.limits.windowMs - this.now();
+  }
+
+  /** An admin lifts a username's lock (its address counts stay: they guard against guessing). */
+  unlock(username: string): boolean {
+    return this.windows.delete(`user:${username.toLowerCase()}`);
+  }
+
   private keys(ip: string, username: string): Array<[string, number, "user" | "ip"]> {
     return [
       [`user:${username.toLowerCase()}`, this.limits.failuresPerUser, "user"],

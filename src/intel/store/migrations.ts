@@ -184,11 +184,25 @@ const subjectAsks: Migration = {
   },
 };
 
+/** The admin panel's audit log: append-only, newest read first. */
+const auditLog = (dialect: "sqlite" | "postgres"): Migration => ({
+  async up(db: AnyDb) {
+    await withId(dialect)(db.schema.createTable("audit_log"))
+      .addColumn("at", "varchar(32)", (c) => c.notNull())
+      .addColumn("actor", "varchar(150)", (c) => c.notNull())
+      .addColumn("action", "varchar(64)", (c) => c.notNull())
+      .addColumn("target", "varchar(2200)", (c) => c.notNull())
+      .addColumn("detail", "text", (c) => c.notNull())
+      .execute();
+  },
+});
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
     "2026-11-23-admin-sessions": adminSessions,
     "2026-11-23-subject-asks": subjectAsks,
+    "2026-11-23-audit-log": auditLog(dialect),
   }),
 });
 

@@ -138,6 +138,19 @@ export interface SubjectAsksTable {
   asked_at: string;
 }
 
+/** Who changed users, keys and credentials, and when (see services/audit.ts). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: string;
+  /** The admin's username at the time. */
+  actor: string;
+  /** "user.create", "credentials.add", … */
+  action: string;
+  target: string;
+  /** Never a secret. */
+  detail: string;
+}
+
 export interface Database {
   super_types: SuperTypesTable;
   types: TypesTable;
@@ -153,4 +166,5 @@ export interface Database {
   jobs: JobsTable;
   admin_sessions: AdminSessionsTable;
   subject_asks: SubjectAsksTable;
+  audit_log: AuditLogTable;
 }

@@ -140,7 +140,11 @@ describe("admin panel in Chromium", { skip: skipUnlessCommands("chromium") }, ()
     await page.goto(`${panel}/users`);
     await page.locator("tr", { hasText: "analyst" }).locator("a", { hasText: "Keys and password" }).click();
     const tokenRow = page.locator("tr", { hasText: `${key.slice(0, 8)}…` });
-    assert.match((await tokenRow.textContent()) ?? "", /UTC[\s\S]*UTC[\s\S]*active/);
+    // Created and last used, shown in local time with UTC on hover.
+    const titles = await tokenRow.locator("time").evaluateAll((ts) => ts.map((t) => t.getAttribute("title")));
+    assert.equal(titles.length, 2);
+    for (const title of titles) assert.match(title ?? "", / UTC$/);
+    assert.match((await tokenRow.textContent()) ?? "", /active/);
     await screenshot(page, "tokens");
     await tokenRow.locator('button:has-text("Revoke")').click();
     assert.match((await page.textContent(".flash.ok")) ?? "", /Key revoked/);

@@ -20,6 +20,23 @@ describe("login throttle", () => {
     assert.equal(t.reserve("10.0.0.9", "alice"), undefined);
   });
 
+  it("says how long a username stays locked, and an admin can lift the lock (not the address's count)", () => {
+    const { t, advance } = throttle();
+    for (let i = 0; i < 2; i++) t.reserve("10.0.0.1", "alice");
+    assert.equal(t.lockedFor("alice"), undefined, "2 failures of 3: not locked yet");
+    t.reserve("10.0.0.1", "alice");
+    advance(15_000);
+    assert.equal(t.lockedFor("Alice"), 45_000);
+    assert.equal(t.unlock("ALICE"), true);
+    assert.equal(t.lockedFor("alice"), undefined);
+    assert.equal(t.reserve("10.0.0.2", "alice"), undefined);
+    assert.equal(t.unlock("nobody"), false);
+    // The address keeps its 3 counted attempts: 2 more reach its limit of 5.
+    assert.equal(t.reserve("10.0.0.1", "carol"), undefined);
+    assert.equal(t.reserve("10.0.0.1", "dave"), undefined);
+    assert.equal(t.reserve("10.0.0.1", "erin")?.reason, "ip");
+  });
+
   it("locks an address trying many usernames", () => {
     const { t } = throttle();
     for (let i = 0; i < 5; i++) assert.equal(t.reserve("10.0.0.1", `user${i}`), undefined);

@@ -19,6 +19,8 @@ import {
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { html } from "../html.ts";
 import { actionButton, csrfField, when } from "../layout.ts";
+import { fieldLabel, KEY_PAGES } from "../vendors.ts";
+import { audit } from "./audit.ts";
 
 const VendorParams = Type.Object({ vendor: Type.String({ maxLength: 64 }) });
 const SetParams = Type.Object({ vendor: Type.String({ maxLength: 64 }), id: Type.Integer({ minimum: 1 }) });
@@ -44,7 +46,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
         `${deps.prefix}/credentials/${c.id}`,
       ),
     );
-    const body = html`<p class="muted">Several sets per vendor are used in turn, least recently used first, to spread rate limits.</p>${cards}`;
+    const body = html`${summary(connectors, all)}<p class="muted">Several sets per vendor are used in turn, least recently used first, to spread rate limits.</p>${cards}`;
     return sendPage(req, reply, deps, { title: "Vendor credentials", active: "credentials", body });
   });
 
@@ -59,6 +61,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
       let id: number;
       try {
         id = await addCredentialSet(db, c, fields);
+        await audit(req, deps, "credentials.add", c.id, `set #${id}`);
       } catch (err) {
         if (!(err instanceof CredentialsError)) throw err;
         return redirectWithFlash(reply, deps, `/credentials#vendor-${c.id}`, {
@@ -78,6 +81,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
     { schema: { params: SetParams } },
     async (req, reply) => {
       const removed = await removeCredentialSet(db, req.params.id);
+      if (removed) await audit(req, deps, "credentials.remove", req.params.vendor, `set #${req.params.id}`);
       return redirectWithFlash(reply, deps, `/credentials#vendor-${req.params.vendor}`, {
         kind: removed ? "ok" : "error",
         text: removed ? `Removed credentials #${req.params.id}.` : `No credentials #${req.params.id}.`,
@@ -106,7 +110,15 @@ function registerCredentialTests(admin: App, deps: AdminDeps): void {
           kind: "error",
           text: "No such credentials.",
         });
-      return redirectWithFlash(reply, deps, `/credentials#vendor-${c.id}`, await test(c, fields));
+      const outcome = await test(c, fields);
+      await audit(
+        req,
+        deps,
+        "credentials.test",
+        c.id,
+        `set #${req.params.id} ${outcome.kind === "ok" ? "passed" : "failed"}`,
+      );
+      return redirectWithFlash(reply, deps, `/credentials#vendor-${c.id}`, outcome);
     },
   );
 
@@ -125,6 +137,18 @@ function registerCredentialTests(admin: App, deps: AdminDeps): void {
   );
 }
 
+/** "3 of 11 vendors configured", and a line of links to every card with its state. */
+function summary(connectors: Connector[], sets: CredentialSetView[]) {
+  const withSets = new Set(sets.map((s) => s.vendor));
+  const ready = (c: Connector) => c.credentialFields.length === 0 || withSets.has(c.id);
+  const keyless = connectors.filter((c) => c.credentialFields.length === 0).length;
+  const count = connectors.filter(ready).length;
+  return html`<div class="card summary" id="summary">
+  <p><strong>${count} of ${connectors.length} vendors configured</strong>${keyless ? ` (${keyless} need${keyless === 1 ? "s" : ""} no key)` : ""}.</p>
+  <ul class="chips">${connectors.map((c) => html`<li><a href="#vendor-${c.id}" class="${ready(c) ? "ok" : "bad"}">${c.vendor}</a></li>`)}</ul>
+</div>`;
+}
+
 /** One vendor's card: its state, what it looks up, its credential sets and the add (or test) form. */
 function vendorCard(c: Connector, sets: CredentialSetView[], csrf: string, base: string) {
   const keyless = c.credentialFields.length === 0;
@@ -141,7 +165,7 @@ function vendorCard(c: Connector, sets: CredentialSetView[], csrf: string, base:
   const rows = sets.map(
     (s) => html`<tr>
   <td>#${s.id}</td>
-  <td>${Object.entries(s.masked).map(([k, v]) => html`<code>${k}=${v}</code> `)}</td>
+  <td>${Object.entries(s.masked).map(([k, v]) => html`${fieldLabel(k)}: <code>${v}</code> `)}</td>
   <td>${when(s.created_at)}</td><td>${when(s.last_used_at)}</td>
   <td class="actions">${actionButton(`${base}/${s.id}/test`, csrf, "Test")}
 ${actionButton(`${base}/${s.id}/remove`, csrf, "Remove", { danger: true, confirm: `Remove ${c.vendor} credentials #${s.id}?` })}</td>
@@ -150,7 +174,8 @@ ${actionButton(`${base}/${s.id}/remove`, csrf, "Remove", { danger: true, confirm
   return html`<section class="card vendor" id="vendor-${c.id}">
   <header><h2>${c.vendor} <code>${c.id}</code></h2>${state}</header>
   <p class="muted">${c.description}</p>
-  <p class="small">Looks up: ${c.supportedTypes.map((t) => t.type).join(", ")} · Needs: ${keyless ? "nothing" : c.credentialFields.join(", ")} · Last used: ${when(lastUsed)}</p>
+  <p class="small">Looks up: ${c.supportedTypes.map((t) => t.type).join(", ")} · Needs: ${keyless ? "nothing" : c.credentialFields.map(fieldLabel).join(", ")} · Last used: ${when(lastUsed)}</p>
+  ${KEY_PAGES[c.id] ? html`<p class="small">Get a key: <a href="${KEY_PAGES[c.id]}" rel="noopener noreferrer" target="_blank">${new URL(KEY_PAGES[c.id]!).host}</a></p>` : ""}
   ${rows.length ? html`<table><thead><tr><th>Set</th><th>Fields</th><th>Added</th><th>Last used</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : ""}
   ${keyless ? actionButton(`${base}/test`, csrf, "Test") : addForm(c, base, csrf)}
 </section>`;
@@ -161,8 +186,8 @@ function addForm(c: Connector, base: string, csrf: string) {
   ${csrfField(csrf)}
   ${c.credentialFields.map((f) =>
     f === "url"
-      ? html`<label>${f} <input name="${f}" type="url" required placeholder="https://misp.example.org" autocomplete="off"></label>`
-      : html`<label>${f} <input name="${f}" type="password" required autocomplete="off"></label>`,
+      ? html`<label>${fieldLabel(f)} <input name="${f}" type="url" required placeholder="https://misp.example.org" autocomplete="off"></label>`
+      : html`<label>${fieldLabel(f)} <input name="${f}" type="password" required autocomplete="off"></label>`,
   )}
   <button type="submit">Add credentials</button>
 </form>`;

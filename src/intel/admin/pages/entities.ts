@@ -34,7 +34,7 @@ export function registerEntities(admin: App, deps: AdminDeps): void {
 ${
   rows.length === 0
     ? html`<p class="muted">No entity matches.</p>`
-    : html`<table><thead><tr><th>Name</th><th>Type</th><th>Updated</th></tr></thead><tbody>
+    : html`<table class="sortable"><thead><tr><th>Name</th><th>Type</th><th>Updated</th></tr></thead><tbody>
 ${rows.map((e) => html`<tr><td><a href="${deps.prefix}/entities/${e.id}">${e.name}</a></td><td>${e.super_type} / ${e.type}</td><td>${when(e.updated_at)}</td></tr>`)}
 </tbody></table>${rows.length === 200 ? html`<p class="muted">The 200 most recently updated matches are shown; narrow the search.</p>` : ""}`
 }`;
@@ -67,7 +67,7 @@ ${attributes.length ? html`<table class="attributes"><tbody>${attributes.map(([k
 <h2>Relations <span class="count">${links.length}</span></h2>
 ${links.length ? html`<table><thead><tr><th>Relation</th><th>Entity</th><th>Type</th></tr></thead><tbody>${links.map((l) => html`<tr><td>${l.direction === "out" ? html`${l.relation} →` : html`← ${l.relation}`}</td><td><a href="${deps.prefix}/entities/${l.entity.id}">${l.entity.name}</a></td><td>${l.entity.super_type} / ${l.entity.type}</td></tr>`)}</tbody></table>` : html`<p class="muted">None.</p>`}
 <h2>Events <span class="count">${events.length}</span></h2>
-${events.length ? html`<table><thead><tr><th>Name</th><th>Type</th><th>First seen</th><th>Last seen</th><th>Count</th><th>Vendor</th></tr></thead><tbody>${events.map((ev) => html`<tr><td>${ev.name}</td><td>${ev.type}</td><td>${ev.first_seen}</td><td>${ev.last_seen}</td><td>${ev.count}</td><td>${ev.vendor}</td></tr>`)}</tbody></table>` : html`<p class="muted">None.</p>`}`;
+${events.length ? html`<table class="sortable"><thead><tr><th>Name</th><th>Type</th><th>First seen</th><th>Last seen</th><th>Count</th><th>Vendor</th></tr></thead><tbody>${events.map((ev) => html`<tr><td>${ev.name}</td><td>${ev.type}</td><td>${ev.first_seen}</td><td>${ev.last_seen}</td><td>${ev.count}</td><td>${ev.vendor}</td></tr>`)}</tbody></table>` : html`<p class="muted">None.</p>`}`;
       return sendPage(req, reply, deps, { title: e.name, active: "entities", body });
     },
   );

@@ -12,6 +12,7 @@ import { candidates } from "../../domain/fanout.ts";
 import { SUPER_TYPES } from "../../domain/taxonomy.ts";
 import { configuredVendors } from "../../store/credentials.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
+import { vendorHint } from "../hints.ts";
 import { html, jsonScript } from "../html.ts";
 
 const SubjectQuery = Type.Object({
@@ -42,11 +43,11 @@ export function registerInvestigate(admin: App, deps: AdminDeps): void {
           .map((t) => ({ short_name: t.shortName, name: t.name })),
       })).filter((st) => st.types.length > 0);
       const q = req.query;
-      const body = html`
+      const body = html`${await vendorHint(deps)}
 <form id="investigate" class="card investigate" data-prefix="${deps.prefix}" data-retry-ms="${config.retryAfterSeconds * 1000}">
-  <label>Super type <select name="super_type" data-initial="${q.super_type ?? "OBSERVABLE"}"></select></label>
-  <label>Type <select name="type" data-initial="${q.type ?? ""}"></select></label>
   <label class="grow">Value <input name="value" required maxlength="2048" value="${q.value ?? ""}" placeholder="a hash, domain, IP address, URL…" autocomplete="off"></label>
+  <label>Super type <select name="super_type" data-initial="${q.super_type ?? "OBSERVABLE"}"></select></label>
+  <label>Type <select name="type" data-initial="${q.type ?? ""}"></select> <small id="detected" class="muted" aria-live="polite"></small></label>
   <label class="check"><input type="checkbox" name="force"> Force a refresh</label>
   <button type="submit">Investigate</button>
 </form>
@@ -59,6 +60,18 @@ ${jsonScript("taxonomy", taxonomy)}
 <p id="problem" class="flash error" role="alert" hidden></p>
 <section id="result" hidden>
   <p class="result-head"><span id="result-root"></span> <a id="raw-link" href="#" target="_blank" rel="noopener">Raw JSON</a></p>
+  <section id="verdict" class="card verdict" aria-labelledby="verdict-title">
+    <h2 id="verdict-title">Verdict: <span id="verdict-assessment" class="assessment"></span></h2>
+    <dl class="facts">
+      <dt>Detections</dt><dd id="verdict-detections"></dd>
+      <dt>First seen</dt><dd id="verdict-first"></dd>
+      <dt>Last seen</dt><dd id="verdict-last"></dd>
+      <dt>Threats</dt><dd id="verdict-threats"></dd>
+      <dt>Tags</dt><dd id="verdict-tags"></dd>
+    </dl>
+    <ul id="verdict-vendors" class="vendors"></ul>
+    <p class="muted small">The assessment is the worst of the vendors' own verdicts; <em>unknown</em> when none gave one.</p>
+  </section>
   <h2>Graph</h2>
   <div id="graph" class="card graph"></div>
   <h2>Entities <span id="entities-count" class="count"></span></h2>
@@ -74,7 +87,7 @@ ${jsonScript("taxonomy", taxonomy)}
         title: "Investigate",
         active: "investigate",
         body,
-        scripts: ["mermaid.min.js", "investigate.js"],
+        scripts: ["mermaid.min.js", "detect.js", "verdict.js", "graph.js", "investigate.js"],
       });
     },
   );

@@ -23,7 +23,7 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
     const next = field(req.body, "next");
     const cookie = req.unsignCookie(req.cookies[LOGIN_COOKIE] ?? "");
     if (!cookie.valid || !sameToken(field(req.body, "csrf"), cookie.value ?? "")) {
-      return loginPage(req, reply, deps, next, 403, {
+      return loginPage(req, reply, deps, next, 403, username, {
         kind: "error",
         text: "The login form expired (csrf_failed). Please try again.",
       });
@@ -33,7 +33,7 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
     if (blocked) {
       const minutes = Math.max(1, Math.ceil(blocked.retryInMs / 60_000));
       const who = blocked.reason === "user" ? "this username" : "your address";
-      return loginPage(req, reply, deps, next, 429, {
+      return loginPage(req, reply, deps, next, 429, username, {
         kind: "error",
         text: `Too many failed logins for ${who}. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
       });
@@ -43,7 +43,7 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
         ? await checkPassword(deps.services.store.db, username, password)
         : undefined;
     if (user?.is_admin !== 1) {
-      return loginPage(req, reply, deps, next, 401, {
+      return loginPage(req, reply, deps, next, 401, username, {
         kind: "error",
         text: "Wrong username or password, or not an active admin account.",
       });
@@ -83,6 +83,7 @@ function loginPage(
   deps: AdminDeps,
   next: string,
   status = 200,
+  username = "",
   flash?: Flash,
 ): FastifyReply {
   if (req.adminSession && status === 200) return reply.redirect(safeNext(next, deps.prefix), 303);
@@ -99,8 +100,8 @@ function loginPage(
   const body = html`<form method="post" action="${deps.prefix}/login" class="card narrow">
   ${csrfField(token)}
   <input type="hidden" name="next" value="${next}">
-  <label>Username <input name="username" autocomplete="username" required autofocus></label>
-  <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+  <label>Username <input name="username" autocomplete="username" required value="${username}" ${username ? "" : html`autofocus`}></label>
+  <label>Password <input name="password" type="password" autocomplete="current-password" required ${username ? html`autofocus` : ""}></label>
   <button type="submit">Log in</button>
 </form>
 <p class="muted narrow">Admin accounts are made with <code>./loupe intel user create --username NAME --admin</code>.</p>`;

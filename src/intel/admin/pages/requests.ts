@@ -39,7 +39,7 @@ export function registerRequests(admin: App, deps: AdminDeps): void {
 ${
   rows.length === 0
     ? html`<p class="muted">No request${status ? ` with status ${status}` : ""} yet.</p>`
-    : html`<table class="requests"><thead><tr><th>Created</th><th>Subject</th><th>Status</th><th>Vendors</th><th>Duration</th></tr></thead><tbody>
+    : html`<table class="requests sortable"><thead><tr><th>Created</th><th>Subject</th><th>Status</th><th>Vendors</th><th>Duration</th></tr></thead><tbody>
 ${rows.map((r) => {
   const vendors = Object.entries(JSON.parse(r.vendors) as Record<string, SourceOutcome>);
   const q = new URLSearchParams({ super_type: r.super_type, type: r.type, value: r.value });

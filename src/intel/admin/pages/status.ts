@@ -2,6 +2,7 @@
 import type { App } from "../../../common/http.ts";
 import { serviceStatus } from "../../services/status.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
+import { vendorHint } from "../hints.ts";
 import { html } from "../html.ts";
 
 export function registerStatus(admin: App, deps: AdminDeps): void {
@@ -11,7 +12,7 @@ export function registerStatus(admin: App, deps: AdminDeps): void {
     const usable = new Set(s.available_modules.filter((m) => m.usable).map((m) => m.id));
     const tile = (label: string, value: number | string) =>
       html`<div class="tile"><span class="value">${value}</span><span class="label">${label}</span></div>`;
-    const body = html`
+    const body = html`${await vendorHint(deps)}
 <div class="tiles">
   ${tile("workers", s.workers.length)}
   ${tile("queued lookups", s.queue.queued)}

@@ -14,13 +14,16 @@ import {
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { html } from "../html.ts";
 import { actionButton, csrfField, when } from "../layout.ts";
+import { audit } from "./audit.ts";
 
+const UsersQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 150 })) });
 const UserParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const TokenParams = Type.Object({ id: Type.Integer({ minimum: 1 }), token: Type.Integer({ minimum: 1 }) });
 
 export function registerUsers(admin: App, deps: AdminDeps): void {
   registerUserList(admin, deps);
   registerUserState(admin, deps);
+  registerUnlock(admin, deps);
   registerUserPage(admin, deps);
   registerUserKeys(admin, deps);
   registerPasswordReset(admin, deps);
@@ -30,22 +33,32 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
 function registerUserList(admin: App, deps: AdminDeps): void {
   const { db } = deps.services.store;
 
-  admin.get("/users", async (req, reply) => {
-    const { csrf, user: me } = signedIn(req);
-    const users = await accounts.list(db);
-    const rows = users.map(
-      (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
+  admin.get<{ Querystring: { q?: string } }>(
+    "/users",
+    { schema: { querystring: UsersQuery } },
+    async (req, reply) => {
+      const { csrf, user: me } = signedIn(req);
+      const q = req.query.q?.trim().toLowerCase() ?? "";
+      const users = (await accounts.list(db)).filter((u) => u.username.toLowerCase().includes(q));
+      const rows = users.map(
+        (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
   <td><a href="${deps.prefix}/users/${u.id}">${u.username}</a>${u.id === me.id ? html` <span class="badge">you</span>` : ""}</td>
   <td>${u.is_admin ? "admin" : "user"}</td>
-  <td>${u.is_active ? html`<span class="ok">active</span>` : html`<span class="bad">deactivated</span>`}</td>
+  <td>${u.is_active ? html`<span class="ok">active</span>` : html`<span class="bad">deactivated</span>`}${lockBadge(deps, u.username)}</td>
   <td>${u.active_tokens}</td>
   <td>${when(u.created_at)}</td>
   <td class="actions"><a class="button secondary" href="${deps.prefix}/users/${u.id}">Keys and password</a>
+    ${deps.throttle.lockedFor(u.username) === undefined ? "" : actionButton(`${deps.prefix}/users/${u.id}/unlock`, csrf, "Lift the lock")}
     ${u.id === me.id ? "" : actionButton(`${deps.prefix}/users/${u.id}/${u.is_active ? "deactivate" : "reactivate"}`, csrf, u.is_active ? "Deactivate" : "Reactivate", u.is_active ? { danger: true, confirm: `Deactivate ${u.username}? Their API keys stop working at once.` } : {})}</td>
 </tr>`,
-    );
-    const body = html`
-<table><thead><tr><th>Username</th><th>Role</th><th>State</th><th>Active keys</th><th>Created</th><th></th></tr></thead>
+      );
+      const body = html`
+<form method="get" class="row filters">
+  <label class="grow">Username contains <input name="q" value="${q}" autocomplete="off"></label>
+  <button type="submit" class="secondary">Search</button>
+</form>
+${users.length === 0 ? html`<p class="muted">No user matches.</p>` : ""}
+<table class="sortable"><thead><tr><th>Username</th><th>Role</th><th>State</th><th>Active keys</th><th>Created</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
 <h2>New user</h2>
 <form method="post" action="${deps.prefix}/users" class="card row">
@@ -55,8 +68,9 @@ function registerUserList(admin: App, deps: AdminDeps): void {
   <label class="check"><input type="checkbox" name="is_admin" value="1"> Admin (can use this panel)</label>
   <button type="submit">Create user</button>
 </form>`;
-    return sendPage(req, reply, deps, { title: "Users", active: "users", body });
-  });
+      return sendPage(req, reply, deps, { title: "Users", active: "users", body });
+    },
+  );
 
   admin.post("/users", async (req, reply) => {
     try {
@@ -65,6 +79,7 @@ function registerUserList(admin: App, deps: AdminDeps): void {
         password: givenPassword(req.body),
         admin: field(req.body, "is_admin") === "1",
       });
+      await audit(req, deps, "user.create", u.username, u.is_admin ? "admin" : "user");
       if (!generatedPassword)
         return redirectWithFlash(reply, deps, "/users", { kind: "ok", text: `Created ${u.username}.` });
       return passwordShownOnce(req, reply, deps, u, generatedPassword, `Created ${u.username}.`);
@@ -91,6 +106,7 @@ function registerUserState(admin: App, deps: AdminDeps): void {
         if (!user) return reply;
         try {
           await setAccountActive(db, signedIn(req).user.id, user.id, active);
+          await audit(req, deps, active ? "user.reactivate" : "user.deactivate", user.username);
         } catch (err) {
           if (err instanceof AccountError)
             return redirectWithFlash(reply, deps, "/users", { kind: "error", text: err.message });
@@ -103,6 +119,32 @@ function registerUserState(admin: App, deps: AdminDeps): void {
       },
     );
   }
+}
+
+/** A locked-out username: shown, with the minutes left (failed logins lock it for a while). */
+function lockBadge(deps: AdminDeps, username: string) {
+  const ms = deps.throttle.lockedFor(username);
+  if (ms === undefined) return "";
+  const minutes = Math.max(1, Math.ceil(ms / 60_000));
+  return html` <span class="badge bad lock">locked out · ${minutes} min left</span>`;
+}
+
+/** An admin lifts a lock made by failed logins, rather than the user waiting it out. */
+function registerUnlock(admin: App, deps: AdminDeps): void {
+  admin.post<{ Params: { id: number } }>(
+    "/users/:id/unlock",
+    { schema: { params: UserParams } },
+    async (req, reply) => {
+      const user = await userOr404(req, reply, deps);
+      if (!user) return reply;
+      const lifted = deps.throttle.unlock(user.username);
+      if (lifted) await audit(req, deps, "user.unlock", user.username, "login lock lifted");
+      return redirectWithFlash(reply, deps, "/users", {
+        kind: "ok",
+        text: lifted ? `${user.username} can log in again.` : `${user.username} was not locked out.`,
+      });
+    },
+  );
 }
 
 /** One user: their keys and the password form. */
@@ -155,6 +197,7 @@ function registerUserKeys(admin: App, deps: AdminDeps): void {
       const user = await userOr404(req, reply, deps);
       if (!user) return reply;
       const { key, prefix } = await issueApiKey(db, { id: user.id });
+      await audit(req, deps, "key.create", user.username, `key ${prefix}…`);
       // Shown in this answer only: the database keeps its hash.
       const body = html`
 <div class="card secret">
@@ -173,6 +216,15 @@ function registerUserKeys(admin: App, deps: AdminDeps): void {
     async (req, reply) => {
       const back = `/users/${req.params.id}`;
       const ok = await accounts.revokeKey(db, req.params.id, req.params.token);
+      const owner = ok ? await accounts.get(db, req.params.id) : undefined;
+      if (ok)
+        await audit(
+          req,
+          deps,
+          "key.revoke",
+          owner?.username ?? `user #${req.params.id}`,
+          `key #${req.params.token}`,
+        );
       return redirectWithFlash(
         reply,
         deps,
@@ -196,6 +248,7 @@ function registerPasswordReset(admin: App, deps: AdminDeps): void {
       let generatedPassword: string | undefined;
       try {
         ({ generatedPassword } = await resetPassword(db, user.id, givenPassword(req.body)));
+        await audit(req, deps, "user.password", user.username, generatedPassword ? "generated" : "set");
       } catch (err) {
         if (err instanceof AccountError)
           return redirectWithFlash(reply, deps, `/users/${user.id}`, { kind: "error", text: err.message });

@@ -17,7 +17,8 @@
     securityLevel: "strict",
     // Labels as SVG text, not HTML: a vendor's "<img onerror=…>" can only ever be drawn as text.
     htmlLabels: false,
-    flowchart: { htmlLabels: false, useMaxWidth: true },
+    // No wrapping: Mermaid would cut long names mid-word; the graph zooms and pans instead.
+    flowchart: { htmlLabels: false, useMaxWidth: true, wrappingWidth: 100000 },
     theme: "neutral",
     maxTextSize: 500000,
     maxEdges: 5000,
@@ -41,7 +42,37 @@
   const initialSuper = (superSelect.dataset.initial || "").toUpperCase();
   if (taxonomy.some((s) => s.short_name === initialSuper)) superSelect.value = initialSuper;
   fillTypes(typeSelect.dataset.initial);
-  superSelect.addEventListener("change", () => fillTypes());
+
+  // The type follows the value as it is typed, until the person picks one in the selects.
+  const given = taxonomy.some((s) =>
+    s.types.some((t) => t.short_name === typeSelect.dataset.initial?.toUpperCase()),
+  );
+  let overridden =
+    given && initialSuper !== "" && typeSelect.value === typeSelect.dataset.initial.toUpperCase();
+  superSelect.addEventListener("change", () => {
+    overridden = true;
+    fillTypes();
+  });
+  typeSelect.addEventListener("change", () => {
+    overridden = true;
+    $("detected").textContent = "";
+  });
+  function detect() {
+    if (overridden) return;
+    const type = window.loupeDetect(form.elements.value.value);
+    const st = taxonomy.find((s) => s.types.some((t) => t.short_name === type));
+    if (!type) {
+      $("detected").textContent = "";
+    } else if (!st) {
+      $("detected").textContent = `looks like ${type}, which no enabled vendor looks up`;
+    } else {
+      superSelect.value = st.short_name;
+      fillTypes(type);
+      $("detected").textContent = "detected from the value";
+    }
+  }
+  form.elements.value.addEventListener("input", detect);
+  detect();
 
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   let run = 0;
@@ -119,7 +150,8 @@
 
   function cell(row, text, className) {
     const td = document.createElement("td");
-    td.textContent = text ?? "";
+    if (text instanceof Node) td.append(text);
+    else td.textContent = text ?? "";
     if (className) td.className = className;
     row.append(td);
     return td;
@@ -134,100 +166,143 @@
         return tr;
       }),
     );
+    window.loupeLabelCells($(tableId));
     const count = $(`${tableId}-count`);
     if (count) count.textContent = String(items.length);
   }
 
+  // One timestamp format: the reader's local time, UTC on hover.
+  function localTime(iso) {
+    if (!iso) return "";
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime())) return iso;
+    return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  }
+  function timeElement(iso) {
+    const t = document.createElement("time");
+    if (!iso) return t;
+    t.dateTime = iso;
+    t.title = `${iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "")} UTC`;
+    t.textContent = localTime(iso);
+    return t;
+  }
+  function age(iso) {
+    const minutes = Math.round((Date.now() - new Date(iso).getTime()) / 60000);
+    if (!Number.isFinite(minutes)) return "";
+    if (minutes < 1) return "just now";
+    if (minutes < 120) return `${minutes} min ago`;
+    if (minutes < 2880) return `${Math.round(minutes / 60)} h ago`;
+    return `${Math.round(minutes / 1440)} days ago`;
+  }
+  function entityLink(e) {
+    const a = document.createElement("a");
+    a.href = `${prefix}/entities/${encodeURIComponent(e.id)}`;
+    a.textContent = e.name;
+    return a;
+  }
+  function listInto(target, nodes, empty) {
+    target.replaceChildren();
+    if (!nodes.length) {
+      target.textContent = empty;
+      target.classList.add("muted");
+      return;
+    }
+    target.classList.remove("muted");
+    target.append(...nodes.flatMap((n, i) => (i ? [", ", n] : [n])));
+  }
+
+  function showVerdict(subject, doc) {
+    const v = window.loupeVerdict(doc);
+    const badge = $("verdict-assessment");
+    badge.textContent = v.assessment;
+    badge.dataset.assessment = v.assessment;
+    listInto(
+      $("verdict-detections"),
+      v.detections.map((d) => document.createTextNode(d)),
+      "none reported",
+    );
+    $("verdict-first").replaceChildren(v.firstSeen ? timeElement(v.firstSeen) : "—");
+    $("verdict-last").replaceChildren(v.lastSeen ? timeElement(v.lastSeen) : "—");
+    listInto($("verdict-threats"), v.threats.map(entityLink), "none named");
+    listInto(
+      $("verdict-tags"),
+      v.tags.map((t) => document.createTextNode(t)),
+      "none",
+    );
+    $("verdict-vendors").replaceChildren(
+      ...v.vendors.map((vendor) => {
+        const li = document.createElement("li");
+        const name = document.createElement("strong");
+        name.textContent = vendor.id;
+        const verdict = document.createElement("span");
+        verdict.className = "assessment";
+        verdict.dataset.assessment = vendor.verdict;
+        verdict.textContent = vendor.verdict;
+        li.append(name, " ", verdict, ` · ${vendor.status}${vendor.error ? `: ${vendor.error}` : ""}`);
+        if (vendor.fetched_at) {
+          const when = timeElement(vendor.fetched_at);
+          when.textContent = age(vendor.fetched_at);
+          li.append(" · ", when);
+        }
+        const href = window.loupeVendorPage(vendor.id, subject);
+        if (href) {
+          const a = document.createElement("a");
+          a.href = href;
+          a.rel = "noopener noreferrer";
+          a.target = "_blank";
+          a.textContent = "vendor's page";
+          li.append(" · ", a);
+        }
+        return li;
+      }),
+    );
+  }
+
   async function showResult(subject, doc) {
     $("result").hidden = false;
+    showVerdict(subject, doc);
     $("result-root").textContent = `${doc.root_entity.type.name}: ${doc.root_entity.name}`;
     const q = new URLSearchParams(subject).toString();
     $("raw-link").href = `${prefix}/investigate/raw?${q}`;
+    // The address names the subject: Back from an entity page, or a reload, shows this result again.
+    history.replaceState(null, "", `?${q}`);
     // The root first, then its neighbours (the document lists the root apart).
     const entities = [doc.root_entity, ...doc.entities.filter((e) => e.id !== doc.root_entity.id)];
-    const names = new Map(entities.map((e) => [e.id, e.name]));
+    const byId = new Map(entities.map((e) => [e.id, e]));
+    const link = (id) => (byId.has(id) ? entityLink(byId.get(id)) : id);
     fill("entities", entities, [
-      (e) => e.name,
+      (e) => entityLink(e),
       (e) => `${e.super_type.short_name} / ${e.type.short_name}`,
       (e) =>
         Object.entries(e.attributes ?? {})
           .map(([k, v]) => `${k}: ${v}`)
           .join("\n"),
-      (e) => e.updated_at,
+      (e) => timeElement(e.updated_at),
     ]);
-    fill("relations", doc.relations, [
-      (r) => names.get(r.obj_from) ?? r.obj_from,
-      (r) => r.name,
-      (r) => names.get(r.obj_to) ?? r.obj_to,
+    fill("relations", doc.relations, [(r) => link(r.obj_from), (r) => r.name, (r) => link(r.obj_to)]);
+    // The root's events, then (when the document has them apart) its neighbours'.
+    fill("events", (doc.events ?? []).concat(doc.neighbour_events ?? []), [
+      (e) => e.name,
+      (e) => e.type?.short_name ?? e.type,
+      (e) => link(e.involved_entity),
+      (e) => timeElement(e.first_seen),
+      (e) => timeElement(e.last_seen),
+      (e) => String(e.count),
     ]);
-    fill(
-      "events",
-      [...doc.events, ...(doc.neighbour_events ?? [])],
-      [
-        (e) => e.name,
-        (e) => e.type?.short_name ?? e.type,
-        (e) => names.get(e.involved_entity) ?? e.involved_entity,
-        (e) => e.first_seen,
-        (e) => e.last_seen,
-        (e) => String(e.count),
-      ],
-    );
     fill("sources", Object.entries(doc.sources ?? {}), [
       ([vendor]) => vendor,
       ([, s]) => s.status,
       ([, s]) => s.error ?? "",
-      ([, s]) => s.fetched_at ?? "",
+      ([, s]) => timeElement(s.fetched_at),
     ]);
     const graph = $("graph");
     graph.replaceChildren();
     try {
       const { svg } = await window.mermaid.render(`graph-${run}`, doc.graph);
-      graph.innerHTML = svg; // Mermaid's own output in strict mode (sanitised), labels as SVG text.
-      decodeLabels(graph);
+      window.loupeGraph(graph, svg, doc, entities, prefix);
     } catch (err) {
       graph.textContent = `The graph could not be drawn: ${err.message}`;
     }
-  }
-
-  // Labels reach Mermaid with every unsafe character as an entity code ("#60;"); drawn as SVG text
-  // they stay "&#60;", so they are decoded here, as text nodes: the characters can never become markup.
-  // A label Mermaid wraps is cut into several spans, sometimes inside a code ("&#2" | "39;"), so
-  // the text nodes of one label are decoded together, each code's character left where it began.
-  function decodeLabels(root) {
-    const labels = new Map();
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const label = node.parentElement?.closest("text") ?? node.parentElement;
-      if (!labels.has(label)) labels.set(label, []);
-      labels.get(label).push(node);
-    }
-    for (const nodes of labels.values()) decodeAcross(nodes);
-  }
-
-  function decodeAcross(nodes) {
-    const values = nodes.map((n) => n.nodeValue);
-    const codes = [...values.join("").matchAll(/&#(\d+);/g)].reverse();
-    // Last code first: cutting it leaves the offsets of the earlier ones as they were.
-    for (const code of codes) {
-      const start = code.index;
-      const end = start + code[0].length;
-      let offset = 0;
-      let placed = false;
-      for (let i = 0; i < values.length; i++) {
-        const from = Math.max(start, offset) - offset;
-        const to = Math.min(end, offset + values[i].length) - offset;
-        const length = values[i].length;
-        if (from < to) {
-          const char = placed ? "" : String.fromCodePoint(Number(code[1]));
-          values[i] = values[i].slice(0, from) + char + values[i].slice(to);
-          placed = true;
-        }
-        offset += length;
-      }
-    }
-    nodes.forEach((n, i) => {
-      if (n.nodeValue !== values[i]) n.nodeValue = values[i];
-    });
   }
 
   if (form.elements.value.value) form.requestSubmit();

@@ -1,0 +1,53 @@
+/**
+ * The audit log: every change an admin makes to users, API keys and vendor credentials, stored
+ * and exportable. Details name what changed, never a secret (a key by its prefix, a set by its id).
+ */
+import type { Kysely } from "kysely";
+import { type AuditRow, countAudit, insertAudit, selectAudit } from "../store/audit.ts";
+import type { Database } from "../store/schema.ts";
+
+type Db = Kysely<Database>;
+
+export type { AuditRow };
+
+export const AUDIT_ACTIONS = [
+  "user.create",
+  "user.deactivate",
+  "user.reactivate",
+  "user.password",
+  "user.unlock",
+  "key.create",
+  "key.revoke",
+  "credentials.add",
+  "credentials.remove",
+  "credentials.test",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export function recordAudit(
+  db: Db,
+  actor: string,
+  action: AuditAction,
+  target: string,
+  detail = "",
+): Promise<void> {
+  return insertAudit(db, { actor, action, target, detail });
+}
+
+export async function auditPage(db: Db, o: { limit: number; offset: number; action?: string }) {
+  return { entries: await selectAudit(db, o), total: await countAudit(db) };
+}
+
+const CSV_COLUMNS = ["id", "at", "actor", "action", "target", "detail"] as const;
+
+/** RFC 4180 CSV; a cell starting with = + - @ is prefixed with ' so a spreadsheet never runs it. */
+export function auditCsv(rows: AuditRow[]): string {
+  const cell = (v: string | number) => {
+    let s = String(v);
+    if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [CSV_COLUMNS.join(","), ...rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(","))]
+    .join("\r\n")
+    .concat("\r\n");
+}
