@@ -31,7 +31,8 @@ window.loupeGraph = (() => {
       entities.map((e) => [`${e.type.short_name}: ${e.name}`.replace(/\s+/g, " ").trim(), e]),
     );
     const map = new Map();
-    for (const m of (doc.graph ?? "").matchAll(/^\s*([^\s[\]"|-]+)\["(.*)"\]\s*$/gm)) {
+    // A node line: `<id>("label")` (entity ids, with dashes) or `<id>["label"]`.
+    for (const m of (doc.graph ?? "").matchAll(/^\s*([^\s[\]()"|]+)[[(]"(.*)"[\])]\s*$/gm)) {
       const [, id, label] = m;
       const index = /^n(\d+)$/.exec(id);
       const entity =
