@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
 import type { IntelServices } from "../services/index.ts";
-import { readSession } from "../store/sessions.ts";
+import { currentSession } from "../services/sessions.ts";
 import { serveAsset } from "./assets.ts";
 import { type AdminDeps, SESSION_COOKIE, sameToken, sendHtml } from "./context.ts";
 import { html } from "./html.ts";
@@ -44,7 +44,7 @@ export async function loadSession(req: FastifyRequest, deps: AdminDeps): Promise
   if (!cookie) return;
   const unsigned = req.unsignCookie(cookie);
   if (!unsigned.valid || !unsigned.value) return;
-  const s = await readSession(deps.services.store.db, unsigned.value);
+  const s = await currentSession(deps.services.store.db, unsigned.value);
   if (s) req.adminSession = { id: unsigned.value, user: s.user, csrf: s.csrf };
 }
 

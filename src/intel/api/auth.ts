@@ -3,22 +3,21 @@
  * The key's hash is kept on the request for the per-key rate limit.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Kysely } from "kysely";
 import { HttpError } from "../../common/errors.ts";
-import { authenticateKey, tokenHash, type UserRow } from "../store/accounts.ts";
-import type { Database } from "../store/schema.ts";
+import { apiKeyHash, authenticateApiKey, type UserRow } from "../services/accounts.ts";
+import type { IntelServices } from "../services/index.ts";
 
-export function tokenAuth(db: Kysely<Database>) {
+export function tokenAuth(db: IntelServices["store"]["db"]) {
   return async (req: FastifyRequest, _reply: FastifyReply) => {
     const header = req.headers.authorization;
     if (!header)
       throw new HttpError(401, "not_authenticated", "Authentication credentials were not provided.");
     const m = /^Token\s+(\S+)$/i.exec(header);
-    const user = m?.[1] ? await authenticateKey(db, m[1]) : undefined;
+    const user = m?.[1] ? await authenticateApiKey(db, m[1]) : undefined;
     if (!user) throw new HttpError(401, "invalid_token", "Invalid token.");
     req.user = user;
     // Per-key limits count by the key's hash: the key itself is kept nowhere.
-    req.apiKeyHash = tokenHash(m?.[1] ?? "");
+    req.apiKeyHash = apiKeyHash(m?.[1] ?? "");
   };
 }
 

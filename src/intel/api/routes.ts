@@ -10,14 +10,13 @@ import type { Lookups } from "../domain/requests.ts";
 import { vendorErrors } from "../domain/requests.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
-import { askAbout } from "../services/lookups.ts";
+import type { IntelServices } from "../services/index.ts";
+import { askAbout, type RequestRecord } from "../services/lookups.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
-import type { Store } from "../store/db.ts";
-import type { RequestsTable } from "../store/schema.ts";
 import { parseSubject } from "./subject.ts";
 
 export interface ApiDeps {
-  store: Store;
+  store: IntelServices["store"];
   lookups: Lookups;
   queue: JobQueue;
   connectors: Connector[];
@@ -50,7 +49,7 @@ const RequestBody = Type.Object({
 });
 
 /** Threatr's RequestSerializer: super type and type as the same objects as an entity's. */
-function requestJson(r: RequestsTable) {
+function requestJson(r: RequestRecord) {
   return {
     id: r.id,
     value: r.value,

@@ -22,6 +22,8 @@ import { closeUserSessions } from "../store/sessions.ts";
 import { randomHex } from "../store/settings.ts";
 
 export type { TokenSummary, UserSummary } from "../store/accounts.ts";
+/** The active user an API key belongs to (constant-time in the key), and the hash the key is counted by. */
+export { authenticateKey as authenticateApiKey, tokenHash as apiKeyHash } from "../store/accounts.ts";
 export { AccountError, type UserRow };
 
 type Db = Kysely<Database>;

@@ -11,6 +11,8 @@ import { configuredVendors } from "../store/credentials.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import type { IntelServices } from "./index.ts";
 
+export type { RequestsTable as RequestRecord };
+
 export type LookupAnswer =
   /** Stored data: the result document, already serialised (cached by graph version). */
   | { status: 200; json: Buffer }

@@ -2,8 +2,7 @@
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import { SUPER_TYPES } from "../../domain/taxonomy.ts";
-import { entityDetail, searchEntities } from "../../store/browse.ts";
-import { parseAttributes } from "../../store/graph.ts";
+import { entityDetail, parseAttributes, searchEntities } from "../../services/browse.ts";
 import { type AdminDeps, redirectWithFlash, sendPage } from "../context.ts";
 import { html, safeHref } from "../html.ts";
 import { when } from "../layout.ts";

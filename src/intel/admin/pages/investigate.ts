@@ -8,9 +8,8 @@ import { notFound } from "../../../common/errors.ts";
 import type { App } from "../../../common/http.ts";
 import { parseSubject } from "../../api/subject.ts";
 import { supports } from "../../connectors/registry.ts";
-import { candidates } from "../../domain/fanout.ts";
 import { SUPER_TYPES } from "../../domain/taxonomy.ts";
-import { configuredVendors } from "../../store/credentials.ts";
+import { askAbout, type LookupAnswer, VendorsFailed } from "../../services/lookups.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { vendorHint } from "../hints.ts";
 import { html, jsonScript } from "../html.ts";
@@ -29,7 +28,7 @@ const AskBody = Type.Object({
 });
 
 export function registerInvestigate(admin: App, deps: AdminDeps): void {
-  const { lookups, connectors, store, config } = deps.services;
+  const { lookups, connectors, config } = deps.services;
 
   admin.get<{ Querystring: Partial<Record<"super_type" | "type" | "value", string>> }>(
     "/investigate",
@@ -97,30 +96,26 @@ ${jsonScript("taxonomy", taxonomy)}
     "/investigate/ask",
     { config: { adminJson: true }, schema: { hide: true, body: AskBody } },
     async (req, reply) => {
-      const subject = parseSubject(req.body);
-      const outcome = await lookups.submit(subject, req.body.force ?? false, 1);
       reply.header("cache-control", "no-store");
-      if (outcome.kind === "done") {
-        return reply.code(200).type("application/json; charset=utf-8").send(outcome.json);
-      }
-      if (outcome.kind === "failed") {
-        return reply.code(502).send({
-          detail: "Every vendor failed for this subject; a new lookup is tried after a cool-down.",
-          code: "vendors_failed",
-          errors: outcome.errors,
-          request: outcome.request.id,
+      let answer: LookupAnswer;
+      try {
+        answer = await askAbout(deps.services, parseSubject(req.body), {
+          force: req.body.force ?? false,
+          depth: 1,
         });
+      } catch (err) {
+        if (!(err instanceof VendorsFailed)) throw err;
+        return reply.code(502).send({ detail: err.message, code: err.code, ...err.extra });
       }
-      const configured = await configuredVendors(store.db);
-      return reply
-        .code(201)
-        .header("retry-after", String(config.retryAfterSeconds))
-        .send({
-          id: outcome.request.id,
-          status: outcome.request.status,
-          created_at: outcome.request.created_at,
-          asking: candidates(connectors, subject, configured).map((c) => c.id),
-        });
+      if (answer.status === 200)
+        return reply.code(200).type("application/json; charset=utf-8").send(answer.json);
+      const { request } = answer;
+      return reply.code(201).header("retry-after", String(answer.retryAfterSeconds)).send({
+        id: request.id,
+        status: request.status,
+        created_at: request.created_at,
+        asking: answer.asking,
+      });
     },
   );
 

@@ -2,8 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../../../common/http.ts";
-import { checkPassword } from "../../store/accounts.ts";
-import { closeSession, openSession } from "../../store/sessions.ts";
+import { signIn, signOut } from "../../services/sessions.ts";
 import { type AdminDeps, field, SESSION_COOKIE, sameToken, sendHtml, signedIn } from "../context.ts";
 import { html } from "../html.ts";
 import { csrfField, type Flash, page } from "../layout.ts";
@@ -38,18 +37,17 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
         text: `Too many failed logins for ${who}. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
       });
     }
-    const user =
+    const session =
       username && typeof password === "string"
-        ? await checkPassword(deps.services.store.db, username, password)
+        ? await signIn(deps.services.store.db, username, password, deps.sessionTtlMs)
         : undefined;
-    if (user?.is_admin !== 1) {
+    if (!session) {
       return loginPage(req, reply, deps, next, 401, username, {
         kind: "error",
         text: "Wrong username or password, or not an active admin account.",
       });
     }
     deps.throttle.succeeded(req.ip, username);
-    const session = await openSession(deps.services.store.db, user.id, deps.sessionTtlMs);
     reply.clearCookie(LOGIN_COOKIE, { path: deps.prefix });
     reply.setCookie(SESSION_COOKIE, session.id, {
       // Path "/" so the same session also opens the API docs at /api/docs/.
@@ -64,7 +62,7 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
   });
 
   admin.post("/logout", async (req, reply) => {
-    await closeSession(deps.services.store.db, signedIn(req).id);
+    await signOut(deps.services.store.db, signedIn(req).id);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });
     return reply.redirect(`${deps.prefix}/login`, 303);
   });

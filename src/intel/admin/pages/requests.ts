@@ -2,7 +2,7 @@
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import type { SourceOutcome } from "../../domain/document.ts";
-import { recentRequests } from "../../store/browse.ts";
+import { recentRequests } from "../../services/browse.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { html } from "../html.ts";
 import { when } from "../layout.ts";
