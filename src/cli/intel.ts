@@ -5,17 +5,17 @@ import { closeOnSignals } from "../common/http.ts";
 import { createLogger } from "../common/logger.ts";
 import { readIntelConfig } from "../intel/config.ts";
 import { connectorById } from "../intel/connectors/registry.ts";
-import { openIntelServices, startWorker } from "../intel/server.ts";
+import { openIntelServices } from "../intel/server.ts";
 import { AccountError, createToken, createUser, findUser } from "../intel/store/accounts.ts";
 import { addCredentials, listCredentials, removeCredentials } from "../intel/store/credentials.ts";
 import { randomHex } from "../intel/store/settings.ts";
-import { startIntelService } from "./services.ts";
+import { startIntelService, startIntelWorker } from "./services.ts";
 import { UsageError } from "./usage.ts";
 
 const USAGE = `Usage: ./loupe intel <command>
 
   serve [--port N] [--no-worker]          the API and admin panel (with an embedded worker)
-  worker                                  a standalone worker (scale-out, PostgreSQL)
+  worker                                  a standalone worker (up runs one; more scale out)
   migrate                                 create or update the database schema
   admin-url                               print the admin panel URL
   user create --username U [--admin] [--password-stdin]
@@ -89,8 +89,7 @@ async function serve(args: string[]): Promise<undefined> {
 async function worker(): Promise<undefined> {
   const common = readCommonConfig();
   const logger = createLogger(common.logLevel, "intel-worker");
-  const services = await openIntelServices(readIntelConfig());
-  startWorker(services);
+  const services = await startIntelWorker(readIntelConfig());
   logger.info("intel worker started");
   closeOnSignals(logger, [services.close]);
   return undefined;
