@@ -1,0 +1,137 @@
+/**
+ * Runs structure-aware fuzz cases against a real files process and says what happened: cases,
+ * crashes (the process exited — every case then in flight is named, its body kept), 5xx and
+ * other wrong answers, the slowest answer, and the server's RSS before and after. After a crash
+ * a fresh process takes over, so one crash does not hide the next.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import fc from "fast-check";
+import { judgeAnswer, sendHostile } from "../../../test/helpers/hostile.ts";
+import { type RealProcess, startFilesProcess } from "../../../test/helpers/real-process.ts";
+import { memoryOf } from "../../lib/measure.ts";
+import { archiveSeeds, type StructuredCase, structuredCase } from "./index.ts";
+
+export interface FuzzReport {
+  cases: number;
+  crashes: Array<{ index: number; description: string; exit: string; saved?: string }>;
+  /** Answers ≥ 500, over the time bound, or without the error model. */
+  failures: Array<{ index: number; description: string; problem: string }>;
+  byFamily: Record<string, Record<string, number>>;
+  slowest: { ms: number; description: string };
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  peakMb: number;
+  seconds: number;
+}
+
+export interface FuzzOptions {
+  cases: number;
+  seed: number;
+  concurrency: number;
+  /** Environment of the files process (limits). */
+  env?: Record<string, string>;
+  /** Where the bodies of crashing cases are written (not kept when absent). */
+  saveDir?: string;
+  log?: (line: string) => void;
+}
+
+export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> {
+  const seeds = await archiveSeeds();
+  const cases = fc.sample(structuredCase(seeds), { numRuns: opts.cases, seed: opts.seed });
+  const report: FuzzReport = {
+    cases: cases.length,
+    crashes: [],
+    failures: [],
+    byFamily: {},
+    slowest: { ms: 0, description: "" },
+    rssBeforeMb: 0,
+    rssAfterMb: 0,
+    peakMb: 0,
+    seconds: 0,
+  };
+  let server = await startFilesProcess(opts.env);
+  const inFlight = new Map<number, StructuredCase>();
+  let restarting: Promise<void> | undefined;
+  report.rssBeforeMb = memoryOf(server.pid).rssMb;
+  const started = performance.now();
+  let next = 0;
+
+  const crashed = async (dead: RealProcess) => {
+    const exit = dead.child.signalCode ?? `code ${dead.child.exitCode}`;
+    for (const [index, c] of inFlight) {
+      const saved = opts.saveDir ? await save(opts.saveDir, index, c) : undefined;
+      report.crashes.push({ index, description: c.description, exit: String(exit), saved });
+      opts.log?.(`CRASH (${exit}) in case ${index}: ${c.description}`);
+    }
+    await dead.close();
+    server = await startFilesProcess(opts.env);
+  };
+
+  const one = async (index: number, c: StructuredCase) => {
+    report.byFamily[c.family] ??= {};
+    const family = report.byFamily[c.family]!;
+    try {
+      const answer = await sendHostile(server.url, c.request);
+      family[answer.status] = (family[answer.status] ?? 0) + 1;
+      if (answer.ms > report.slowest.ms) report.slowest = { ms: answer.ms, description: c.description };
+      const problem = judgeAnswer(c.request, answer);
+      if (problem)
+        report.failures.push({ index, description: c.description, problem: problem.slice(0, 300) });
+    } catch (err) {
+      family["no answer"] = (family["no answer"] ?? 0) + 1;
+      const dead = server;
+      await new Promise((r) => setTimeout(r, 200));
+      if (dead.child.exitCode !== null || dead.child.signalCode !== null) {
+        restarting ??= crashed(dead).finally(() => {
+          restarting = undefined;
+        });
+      } else {
+        report.failures.push({
+          index,
+          description: c.description,
+          problem: `no answer: ${(err as Error).message}`,
+        });
+      }
+    }
+  };
+
+  try {
+    await Promise.all(
+      Array.from({ length: opts.concurrency }, async () => {
+        while (next < cases.length) {
+          if (restarting) await restarting;
+          const index = next++;
+          const c = cases[index]!;
+          inFlight.set(index, c);
+          await one(index, c);
+          if (restarting) await restarting;
+          inFlight.delete(index);
+          if (index % 250 === 0)
+            opts.log?.(`… case ${index}, RSS ${memoryOf(server.pid).rssMb.toFixed(0)} MB`);
+        }
+      }),
+    );
+    report.seconds = (performance.now() - started) / 1000;
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = memoryOf(server.pid);
+    report.rssAfterMb = after.rssMb;
+    report.peakMb = after.peakMb;
+    return report;
+  } finally {
+    await server.close();
+  }
+}
+
+async function save(dir: string, index: number, c: StructuredCase): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `case-${index}.http`);
+  await writeFile(
+    file,
+    Buffer.concat([
+      Buffer.from(`POST ${c.request.path}\n${c.request.headers["content-type"]}\n\n`),
+      c.request.body,
+    ]),
+  );
+  return file;
+}
