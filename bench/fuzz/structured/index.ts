@@ -15,7 +15,8 @@ export interface StructuredCase {
   family: "archive" | "image" | "pdf" | "ole" | "yara";
   /** What the structure was, in one line. */
   description: string;
-  request: HostileRequest;
+  /** Builds the request when it is sent: 5,000 built at once would hold gigabytes. */
+  request: () => HostileRequest;
 }
 
 /** 7z, xz and bzip2 bombs made once by 7-Zip (a 7z layer cannot be written field by field here). */
@@ -53,7 +54,7 @@ export function structuredCase(seeds: Buffer[]): fc.Arbitrary<StructuredCase> {
     ([tree, name]): StructuredCase => ({
       family: "archive",
       description: `${name}: ${describeLayer(tree)}`,
-      request: upload("/analyzer/extractor", name, buildLayer(tree, seeds)),
+      request: () => upload("/analyzer/extractor", name, buildLayer(tree, seeds)),
     }),
   );
   const image = fc
@@ -62,28 +63,28 @@ export function structuredCase(seeds: Buffer[]): fc.Arbitrary<StructuredCase> {
       ([c, path]): StructuredCase => ({
         family: "image",
         description: `${path}: ${describeImage(c)}`,
-        request: upload(path, `i.${c.format}`, buildImage(c)),
+        request: () => upload(path, `i.${c.format}`, buildImage(c)),
       }),
     );
   const pdf = pdfCase.map(
     (c): StructuredCase => ({
       family: "pdf",
       description: `pdf ${JSON.stringify(c)}`,
-      request: upload("/analyzer/extractor", "d.pdf", buildPdf(c)),
+      request: () => upload("/analyzer/extractor", "d.pdf", buildPdf(c)),
     }),
   );
   const ole = fc.tuple(oleCase, fc.constantFrom("d.doc", "m.msg", "x.xls")).map(
     ([c, name]): StructuredCase => ({
       family: "ole",
       description: `${name} ${JSON.stringify(c)}`,
-      request: upload("/analyzer/extractor", name, buildOle(c)),
+      request: () => upload("/analyzer/extractor", name, buildOle(c)),
     }),
   );
   const yara = ruleSet.map(
     (rules): StructuredCase => ({
       family: "yara",
       description: `yara ${rules.length} chars: ${rules.replace(/\s+/g, " ").slice(0, 160)}`,
-      request: upload("/analyzer/rulematch", "s.exe", SAMPLE, rules),
+      request: () => upload("/analyzer/rulematch", "s.exe", SAMPLE, rules),
     }),
   );
   return fc.oneof(archive, image, pdf, ole, yara);

@@ -34,6 +34,8 @@ export interface FuzzOptions {
   /** Where the bodies of crashing cases are written (not kept when absent). */
   saveDir?: string;
   log?: (line: string) => void;
+  /** Called with the server before it is stopped (a test checks that it survived). */
+  beforeClose?: (server: RealProcess) => Promise<void>;
 }
 
 export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> {
@@ -72,10 +74,11 @@ export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> 
     report.byFamily[c.family] ??= {};
     const family = report.byFamily[c.family]!;
     try {
-      const answer = await sendHostile(server.url, c.request);
+      const request = c.request();
+      const answer = await sendHostile(server.url, request);
       family[answer.status] = (family[answer.status] ?? 0) + 1;
       if (answer.ms > report.slowest.ms) report.slowest = { ms: answer.ms, description: c.description };
-      const problem = judgeAnswer(c.request, answer);
+      const problem = judgeAnswer(request, answer);
       if (problem)
         report.failures.push({ index, description: c.description, problem: problem.slice(0, 300) });
     } catch (err) {
@@ -117,6 +120,7 @@ export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> 
     const after = memoryOf(server.pid);
     report.rssAfterMb = after.rssMb;
     report.peakMb = after.peakMb;
+    await opts.beforeClose?.(server);
     return report;
   } finally {
     await server.close();
@@ -126,11 +130,12 @@ export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> 
 async function save(dir: string, index: number, c: StructuredCase): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `case-${index}.http`);
+  const request = c.request();
   await writeFile(
     file,
     Buffer.concat([
-      Buffer.from(`POST ${c.request.path}\n${c.request.headers["content-type"]}\n\n`),
-      c.request.body,
+      Buffer.from(`POST ${request.path}\n${request.headers["content-type"]}\n\n`),
+      request.body,
     ]),
   );
   return file;
