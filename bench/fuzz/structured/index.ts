@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { type HostileRequest, multipart } from "../../../test/helpers/hostile.ts";
 import { compressedStream, sevenZipArchive } from "../../../test/helpers/sevenzip.ts";
-import { buildLayer, describeLayer, layerTree } from "./archives.ts";
+import { buildLayer, describeLayer, type Layer, layerTree } from "./archives.ts";
 import { buildOle, buildPdf, oleCase, pdfCase } from "./documents.ts";
 import { buildImage, describeImage, imageCase } from "./images.ts";
 import { ruleSet } from "./rules.ts";
@@ -20,8 +20,8 @@ export interface StructuredCase {
 }
 
 /** 7z, xz and bzip2 bombs made once by 7-Zip (a 7z layer cannot be written field by field here). */
-export async function archiveSeeds(): Promise<Buffer[]> {
-  const zeros = Buffer.alloc(64 << 20);
+export async function archiveSeeds(maxBytes = 64 << 20): Promise<Buffer[]> {
+  const zeros = Buffer.alloc(maxBytes);
   return [
     await sevenZipArchive({ "zeros.bin": zeros, "b/zeros2.bin": zeros }),
     await sevenZipArchive({
@@ -49,8 +49,10 @@ const SAMPLE = Buffer.concat([
   Buffer.from("spyware"),
 ]);
 
-export function structuredCase(seeds: Buffer[]): fc.Arbitrary<StructuredCase> {
-  const archive = fc.tuple(layerTree(seeds.length), fc.constantFrom(...ARCHIVE_NAMES)).map(
+/** `maxBytes` caps every bomb's unpacked size (a short run keeps its cases quick). */
+export function structuredCase(seeds: Buffer[], maxBytes = 64 << 20): fc.Arbitrary<StructuredCase> {
+  const tree = layerTree(seeds.length).map((t) => capLeaves(t, maxBytes));
+  const archive = fc.tuple(tree, fc.constantFrom(...ARCHIVE_NAMES)).map(
     ([tree, name]): StructuredCase => ({
       family: "archive",
       description: `${name}: ${describeLayer(tree)}`,
@@ -66,13 +68,15 @@ export function structuredCase(seeds: Buffer[]): fc.Arbitrary<StructuredCase> {
         request: () => upload(path, `i.${c.format}`, buildImage(c)),
       }),
     );
-  const pdf = pdfCase.map(
-    (c): StructuredCase => ({
-      family: "pdf",
-      description: `pdf ${JSON.stringify(c)}`,
-      request: () => upload("/analyzer/extractor", "d.pdf", buildPdf(c)),
-    }),
-  );
+  const pdf = pdfCase
+    .map((c) => ({ ...c, bombBytes: Math.min(c.bombBytes, maxBytes) }))
+    .map(
+      (c): StructuredCase => ({
+        family: "pdf",
+        description: `pdf ${JSON.stringify(c)}`,
+        request: () => upload("/analyzer/extractor", "d.pdf", buildPdf(c)),
+      }),
+    );
   const ole = fc.tuple(oleCase, fc.constantFrom("d.doc", "m.msg", "x.xls")).map(
     ([c, name]): StructuredCase => ({
       family: "ole",
@@ -88,4 +92,10 @@ export function structuredCase(seeds: Buffer[]): fc.Arbitrary<StructuredCase> {
     }),
   );
   return fc.oneof(archive, image, pdf, ole, yara);
+}
+
+function capLeaves(layer: Layer, max: number): Layer {
+  if (layer.kind === "leaf") return { ...layer, bytes: Math.min(layer.bytes, max) };
+  if (layer.kind === "seed") return layer;
+  return { ...layer, inner: capLeaves(layer.inner, max) };
 }

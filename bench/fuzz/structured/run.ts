@@ -19,6 +19,8 @@ export interface FuzzReport {
   failures: Array<{ index: number; description: string; problem: string }>;
   byFamily: Record<string, Record<string, number>>;
   slowest: { ms: number; description: string };
+  /** The server did not stop within 15 s of SIGTERM after the run (it was SIGKILLed). */
+  shutdownHung: boolean;
   rssBeforeMb: number;
   rssAfterMb: number;
   peakMb: number;
@@ -29,6 +31,8 @@ export interface FuzzOptions {
   cases: number;
   seed: number;
   concurrency: number;
+  /** Caps every bomb's unpacked size (default 64 MiB). */
+  maxBombBytes?: number;
   /** Environment of the files process (limits). */
   env?: Record<string, string>;
   /** Where the bodies of crashing cases are written (not kept when absent). */
@@ -39,20 +43,21 @@ export interface FuzzOptions {
 }
 
 export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> {
-  const seeds = await archiveSeeds();
-  const cases = fc.sample(structuredCase(seeds), { numRuns: opts.cases, seed: opts.seed });
+  const seeds = await archiveSeeds(opts.maxBombBytes);
+  const cases = fc.sample(structuredCase(seeds, opts.maxBombBytes), { numRuns: opts.cases, seed: opts.seed });
   const report: FuzzReport = {
     cases: cases.length,
     crashes: [],
     failures: [],
     byFamily: {},
     slowest: { ms: 0, description: "" },
+    shutdownHung: false,
     rssBeforeMb: 0,
     rssAfterMb: 0,
     peakMb: 0,
     seconds: 0,
   };
-  let server = await startFilesProcess(opts.env);
+  let server = await startServer(opts.env);
   const inFlight = new Map<number, StructuredCase>();
   let restarting: Promise<void> | undefined;
   report.rssBeforeMb = memoryOf(server.pid).rssMb;
@@ -67,7 +72,7 @@ export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> 
       opts.log?.(`CRASH (${exit}) in case ${index}: ${c.description}`);
     }
     await dead.close();
-    server = await startFilesProcess(opts.env);
+    server = await startServer(opts.env);
   };
 
   const one = async (index: number, c: StructuredCase) => {
@@ -123,7 +128,24 @@ export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> 
     await opts.beforeClose?.(server);
     return report;
   } finally {
-    await server.close();
+    const last = server;
+    const deadline = setTimeout(() => {
+      report.shutdownHung = true;
+      last.child.kill("SIGKILL");
+    }, 15_000);
+    await last.close();
+    clearTimeout(deadline);
+  }
+}
+
+/** A files process; on a loaded machine one start can outlast the helper's wait, so try thrice. */
+async function startServer(env: Record<string, string> | undefined, tries = 3): Promise<RealProcess> {
+  for (let i = 1; ; i++) {
+    try {
+      return await startFilesProcess(env);
+    } catch (err) {
+      if (i >= tries) throw err;
+    }
   }
 }
 
