@@ -138,6 +138,11 @@ describe("./loupe up: one supervised process per service", () => {
     assert.notEqual(newPid, filesPid);
     assert.ok(intelProbes > 0);
     assert.equal(childOf(supervisor, "intel serve"), intelPid, "intel was not restarted");
+    assert.match(
+      output,
+      new RegExp(`files \\(pid ${filesPid}\\) killed by SIGKILL; restarting`),
+      "the death is logged",
+    );
   });
 
   it("a lookup finishes though its worker was SIGKILLed mid-job", async () => {
