@@ -1,6 +1,7 @@
 /**
- * `./loupe bench fuzz --structured`: the structure-aware run (FUZZ_CASES, default 5,000; FUZZ_SEED)
- * with the limits the byte fuzz uses, printed as the figures docs/reliability.md publishes.
+ * `./loupe bench fuzz --structured`: the structure-aware run (FUZZ_CASES, default 5,000; FUZZ_SEED;
+ * FUZZ_MAX_BOMB_BYTES caps bombs' unpacked size, default 64 MiB; SIGUSR2 ends it early with the
+ * figures so far), printed as docs/reliability.md publishes them.
  */
 import os from "node:os";
 import path from "node:path";
@@ -22,7 +23,7 @@ export async function runStructured(): Promise<number> {
   const seed = Number(process.env.FUZZ_SEED ?? 42);
   const saveDir = path.join(os.tmpdir(), `loupe-structured-fuzz-${seed}`);
   console.log(
-    `structured fuzz: ${cases} cases, seed ${seed}, 2 in flight; crashing cases saved in ${saveDir}`,
+    `structured fuzz: ${cases} cases, seed ${seed}, 2 in flight, bombs up to ${process.env.FUZZ_MAX_BOMB_BYTES ?? 64 << 20} bytes; crashing cases saved in ${saveDir}`,
   );
   const r = await runStructuredFuzz({
     cases,

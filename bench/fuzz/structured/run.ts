@@ -38,6 +38,8 @@ export interface FuzzOptions {
   /** Where the bodies of crashing cases are written (not kept when absent). */
   saveDir?: string;
   log?: (line: string) => void;
+  /** Stops taking new cases (the report then counts the cases run). */
+  stop?: AbortSignal;
   /** Called with the server before it is stopped (a test checks that it survived). */
   beforeClose?: (server: RealProcess) => Promise<void>;
 }
@@ -107,7 +109,7 @@ export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> 
   try {
     await Promise.all(
       Array.from({ length: opts.concurrency }, async () => {
-        while (next < cases.length) {
+        while (next < cases.length && !opts.stop?.aborted) {
           if (restarting) await restarting;
           const index = next++;
           const c = cases[index]!;
@@ -121,6 +123,7 @@ export async function runStructuredFuzz(opts: FuzzOptions): Promise<FuzzReport> 
       }),
     );
     report.seconds = (performance.now() - started) / 1000;
+    report.cases = Math.min(next, cases.length);
     await new Promise((r) => setTimeout(r, 2000));
     const after = memoryOf(server.pid);
     report.rssAfterMb = after.rssMb;
