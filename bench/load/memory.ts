@@ -70,7 +70,7 @@ async function uploads(): Promise<Upload[]> {
       pngBombHeader(70_000, 70_000),
     ),
     file(
-      "bomb: PDF with a 64 MB deflate stream",
+      "bomb: PDF with a 16 MB deflate stream",
       "/analyzer/extractor",
       "b.pdf",
       buildPdf({
@@ -81,7 +81,7 @@ async function uploads(): Promise<Upload[]> {
         objStmN: 0,
         xrefShape: "true",
         nesting: 0,
-        bombBytes: 64 << 20,
+        bombBytes: 16 << 20,
       }),
     ),
   ];
