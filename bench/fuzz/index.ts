@@ -1,7 +1,8 @@
 /**
  * The long hostile-input run (≥ 5,000 cases) against a real files server in a child process:
  * counts answers by kind and status, and checks no 5xx, the error model, time limits, memory
- * back near its baseline afterwards, and no temp file left behind.
+ * back near its baseline afterwards, and no temp file left behind. `--structured` mutates
+ * structure instead of bytes (bench/fuzz/structured/).
  */
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
@@ -10,6 +11,7 @@ import fc from "fast-check";
 import { hostileRequest, judgeAnswer, seedFiles, sendHostile } from "../../test/helpers/hostile.ts";
 import { fmt, memoryOf } from "../lib/measure.ts";
 import { startChildServer } from "../lib/server.ts";
+import { runStructured } from "./structured/report.ts";
 
 const CASES = Number(process.env.FUZZ_CASES ?? 5000);
 const CONCURRENCY = 4;
@@ -81,4 +83,4 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+process.exitCode = process.argv.includes("--structured") ? await runStructured() : await main();

@@ -10,6 +10,7 @@ import { type DbKind, freshDatabase, postgresSkipReason } from "../../test/helpe
 import { fmt, memoryOf, percentiles } from "../lib/measure.ts";
 import { type MultipartBody, multipartBody } from "../lib/multipart.ts";
 import { spawnIntelWorker, startChildServer } from "../lib/server.ts";
+import { filesMemoryReturns } from "./memory.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 
@@ -244,8 +245,13 @@ async function workersScaling(): Promise<void> {
   }
 }
 
+if (process.argv.includes("--memory")) {
+  await filesMemoryReturns();
+  process.exit(0);
+}
 console.log(`load benchmark — ${SECONDS} s per phase`);
 await filesLoad();
+await filesMemoryReturns();
 await intelCached("sqlite");
 if (await postgresSkipReason().catch(() => "unreachable")) console.log("intel postgres: skipped");
 else await intelCached("postgres");

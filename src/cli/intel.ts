@@ -12,14 +12,14 @@ import {
   listCredentialSets,
   removeCredentialSet,
 } from "../intel/services/credentials.ts";
-import { openIntelServices, startWorker } from "../intel/services/index.ts";
-import { startIntelService } from "./services.ts";
+import { openIntelServices } from "../intel/services/index.ts";
+import { startIntelService, startIntelWorker } from "./services.ts";
 import { UsageError } from "./usage.ts";
 
 const USAGE = `Usage: ./loupe intel <command>
 
   serve [--port N] [--no-worker]          the API and admin panel (with an embedded worker)
-  worker                                  a standalone worker (scale-out, PostgreSQL)
+  worker                                  a standalone worker (up runs one; more scale out)
   migrate                                 create or update the database schema
   admin-url                               print the admin panel URL
   user create --username U [--admin] [--password-stdin]
@@ -93,8 +93,7 @@ async function serve(args: string[]): Promise<undefined> {
 async function worker(): Promise<undefined> {
   const common = readCommonConfig();
   const logger = createLogger(common.logLevel, "intel-worker");
-  const services = await openIntelServices(readIntelConfig());
-  startWorker(services, logger);
+  const services = await startIntelWorker(readIntelConfig(), logger);
   logger.info("intel worker started");
   closeOnSignals(logger, [services.close]);
   return undefined;

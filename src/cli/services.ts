@@ -1,4 +1,7 @@
-/** Starting the services: shared by `up` and the per-service `serve` commands. */
+/**
+ * Starting the services, for the per-service commands that `./loupe up` runs as supervised
+ * children: each reports itself ready (with its URLs) to a supervising parent.
+ */
 import path from "node:path";
 import type { CommonConfig } from "../common/config.ts";
 import type { Logger } from "../common/logger.ts";
@@ -8,6 +11,7 @@ import { buildFilesServer } from "../files/server.ts";
 import type { IntelConfig } from "../intel/config.ts";
 import { buildIntelServer } from "../intel/server.ts";
 import { type IntelServices, openIntelServices, startWorker } from "../intel/services/index.ts";
+import { reportReady } from "./supervised.ts";
 
 export interface RunningService {
   url: string;
@@ -24,8 +28,10 @@ export async function startFilesService(
   await app.listen({ host: common.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${urlHost(common.host)}:${port}`;
+  reportReady({ url });
   return {
-    url: `http://${urlHost(common.host)}:${port}`,
+    url,
     close: async () => {
       await app.close();
       await clamd?.stop();
@@ -74,13 +80,24 @@ export async function startIntelService(
   await app.listen({ host: common.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${urlHost(common.host)}:${port}`;
+  const adminUrl = `${config.baseUrl}/${services.adminPath}/`;
+  reportReady({ url, adminUrl });
   return {
-    url: `http://${urlHost(common.host)}:${port}`,
-    adminUrl: `${config.baseUrl}/${services.adminPath}/`,
+    url,
+    adminUrl,
     services,
     close: async () => {
       await app.close();
       await services.close();
     },
   };
+}
+
+/** A standalone intel worker: processes lookups from the shared database, serves nothing. */
+export async function startIntelWorker(config: IntelConfig, logger?: Logger): Promise<IntelServices> {
+  const services = await openIntelServices(config);
+  startWorker(services, logger);
+  reportReady();
+  return services;
 }

@@ -39,15 +39,18 @@ export async function startChildServer(
     },
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // Generous: on a machine shared by several builds a start has taken over 30 s.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     try {
       const res = await fetch(url + healthPath);
       await res.arrayBuffer();
       break;
     } catch {
-      if (Date.now() > deadline || child.exitCode !== null)
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill("SIGKILL"); // a late starter must not run on unowned
         throw new Error(`server ${args.join(" ")} did not start`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -2,7 +2,16 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from "kysely";
 import pg from "pg";
 import { resolveFromRoot } from "../../common/config.ts";
 import { migrate, type TaxonomySeed } from "./migrations.ts";
@@ -48,13 +57,36 @@ export async function openStore(
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("synchronous = NORMAL");
     cachePreparedStatements(sqlite);
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   } else {
     throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url}"`);
   }
   if (opts.migrate !== false)
     await untilReachable(() => migrate(db, dialect, opts.taxonomy ?? []), opts.waitMs ?? 0);
   return { db, dialect, close: () => db.destroy() };
+}
+
+/**
+ * Transactions on SQLite take the write lock when they begin (BEGIN IMMEDIATE), waiting up to the
+ * busy timeout for it. The intel API and its worker are separate processes on one file: a
+ * deferred transaction that read and then wrote after the other process committed failed at
+ * once (SQLITE_BUSY_SNAPSHOT, no wait), so lookups were refused under load.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
 }
 
 /** Retries `step` while the database is unreachable (a worker started while PostgreSQL restarts). */
@@ -93,7 +125,14 @@ function cachePreparedStatements(sqlite: SqliteDatabase.Database, max = 500): vo
 
 /** PostgreSQL error classes that mean "the server is going away or not there yet", not "the query is wrong". */
 const UNAVAILABLE_SQLSTATES = /^(08|57P0[1-3])/;
-const UNAVAILABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "SQLITE_BUSY"]);
+const UNAVAILABLE_NODE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "SQLITE_BUSY",
+  "SQLITE_BUSY_SNAPSHOT",
+]);
 
 /**
  * Whether an error means the database is unreachable for a moment (restart, failover, a busy
