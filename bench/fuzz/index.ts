@@ -8,10 +8,10 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
+import { runStructured } from "../../test/fuzz/structured/report.ts";
 import { hostileRequest, judgeAnswer, seedFiles, sendHostile } from "../../test/helpers/hostile.ts";
 import { fmt, memoryOf } from "../lib/measure.ts";
 import { startChildServer } from "../lib/server.ts";
-import { runStructured } from "./structured/report.ts";
 
 const CASES = Number(process.env.FUZZ_CASES ?? 5000);
 const CONCURRENCY = 4;

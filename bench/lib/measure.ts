@@ -1,5 +1,4 @@
 /** Small measuring tools shared by the benchmarks: timed concurrent runs, percentiles, RSS sampling. */
-import { readFileSync } from "node:fs";
 
 export interface RunStats {
   count: number;
@@ -43,14 +42,8 @@ export function percentiles(values: number[]): { p50: number; p99: number } {
   return { p50: at(0.5), p99: at(0.99) };
 }
 
-/** Resident and peak resident memory of a process, in MB (Linux /proc). */
-export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
-}
-
-export const fmt = (n: number, digits = 1) => n.toFixed(digits);
+// Shared with the hostile runs in test/ (benchmarks may use test helpers, never the reverse).
+export { fmt, memoryOf } from "../../test/helpers/process-memory.ts";
 
 export function printTable(rows: Array<Record<string, string | number>>): void {
   console.table(rows);

@@ -6,13 +6,13 @@
  */
 import sharp from "sharp";
 import { request } from "undici";
+import { buildLayer } from "../../test/fuzz/structured/archives.ts";
+import { buildPdf } from "../../test/fuzz/structured/documents.ts";
 import { EICAR, startTestClamd } from "../../test/helpers/clamd.ts";
 import { simplePdf } from "../../test/helpers/documents.ts";
 import { multipart } from "../../test/helpers/hostile.ts";
 import { pngBombHeader } from "../../test/helpers/images.ts";
 import { startFilesProcess } from "../../test/helpers/real-process.ts";
-import { buildLayer } from "../fuzz/structured/archives.ts";
-import { buildPdf } from "../fuzz/structured/documents.ts";
 import { fmt, memoryOf } from "../lib/measure.ts";
 
 const REQUESTS = Number(process.env.MEMORY_REQUESTS ?? 2000);

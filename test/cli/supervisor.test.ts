@@ -10,12 +10,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { freePort } from "../../bench/lib/server.ts";
 import { ROOT } from "../../src/common/config.ts";
 import { isAlive } from "../../src/common/process.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { openStore } from "../../src/intel/store/db.ts";
+import { freePort } from "../helpers/child-server.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
 
 /** The child of `parent` whose command line contains `args` (read from /proc). */

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { FUZZ_ENV } from "../../bench/fuzz/structured/report.ts";
-import { runStructuredFuzz } from "../../bench/fuzz/structured/run.ts";
+import { FUZZ_ENV } from "../fuzz/structured/report.ts";
+import { runStructuredFuzz } from "../fuzz/structured/run.ts";
 import { assertSurvived } from "../helpers/real-process.ts";
 
 const SLOW_MACHINE_MS = 900_000;

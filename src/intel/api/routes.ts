@@ -49,6 +49,8 @@ const RequestBody = Type.Object({
 });
 
 /** Threatr's RequestSerializer: super type and type as the same objects as an entity's. */
+const tags = ["intel"];
+
 function requestJson(r: RequestRecord) {
   return {
     id: r.id,
@@ -107,9 +109,14 @@ function gitCommitHash(): string {
 }
 
 export function registerApi(app: App, deps: ApiDeps): void {
-  const { lookups, connectors } = deps;
-  const tags = ["intel"];
+  registerAsk(app, deps);
+  registerRequestStatus(app, deps);
+  registerTypes(app, deps);
+  registerStatus(app, deps);
+}
 
+/** `POST /api/request/`: the protocol (200 stored, 201 under way, 502 every vendor failed). */
+function registerAsk(app: App, deps: ApiDeps): void {
   app.post(
     "/api/request/",
     {
@@ -169,7 +176,11 @@ export function registerApi(app: App, deps: ApiDeps): void {
         .send(requestJson(answer.request));
     },
   );
+}
 
+/** `GET /api/request/<id>/`: one request's status and per-vendor outcome. */
+function registerRequestStatus(app: App, deps: ApiDeps): void {
+  const { lookups } = deps;
   app.get(
     "/api/request/:id/",
     {
@@ -193,7 +204,11 @@ export function registerApi(app: App, deps: ApiDeps): void {
       };
     },
   );
+}
 
+/** The taxonomy in Threatr's shapes, and the types the enabled connectors can look up. */
+function registerTypes(app: App, deps: ApiDeps): void {
+  const { connectors } = deps;
   app.get(
     "/api/types/",
     {
@@ -233,7 +248,10 @@ export function registerApi(app: App, deps: ApiDeps): void {
     async () =>
       typesJson(SUPER_TYPES, (superType, type) => connectors.some((c) => supports(c, { superType, type }))),
   );
+}
 
+/** Connectors and the service's state, in the shapes Colander's status page reads. */
+function registerStatus(app: App, deps: ApiDeps): void {
   app.get(
     "/api/modules/",
     {

@@ -7,10 +7,20 @@
 import { randomUUID } from "node:crypto";
 import { readlinkSync } from "node:fs";
 import os from "node:os";
-import { type Kysely, sql, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { isAlive } from "../../common/process.ts";
+import {
+  type ClaimedJob,
+  claimJob,
+  deleteJob,
+  insertJob,
+  leasedJobs,
+  leaseHolders,
+  queueDepth,
+  renewLease,
+  requeueJob,
+} from "../store/jobs.ts";
 import type { Database } from "../store/schema.ts";
-import { newId, nowIso } from "../store/time.ts";
 
 export interface JobQueue {
   enqueue(requestId: string, tx?: Transaction<Database>): Promise<void>;
@@ -33,12 +43,6 @@ export interface LocalWorker {
   finished: number;
 }
 
-interface ClaimedJob {
-  id: string;
-  request_id: string;
-  attempts: number;
-}
-
 export interface QueueOptions {
   leaseMs: number;
   concurrency: number;
@@ -50,8 +54,6 @@ const LOCAL_RETRIES = 5;
 
 /** How often a worker looks for jobs held by dead processes of its host. */
 const RELEASE_EVERY_MS = 5000;
-
-const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 /**
  * Where a process's id means something: the host name and the PID namespace (two containers on
@@ -82,224 +84,172 @@ export function deadWorker(workerId: string, place = processPlace()): boolean {
 }
 
 export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQueue {
-  const workerId = newWorkerId();
-  const pollMs = opts.pollMs ?? 250;
-  let running = false;
-  let active = 0;
-  let startedAt = 0;
-  let finished = 0;
-  let wake: (() => void) | undefined;
-  const inFlight = new Set<Promise<void>>();
+  const worker = new QueueWorker(db, opts);
+  return {
+    async enqueue(requestId, tx) {
+      await insertJob(tx ?? db, requestId);
+      worker.wake();
+    },
+    start: (handler) => worker.start(handler),
+    stop: () => worker.stop(),
+    depth: () => queueDepth(db),
+    async workers() {
+      const seen = new Set(await leaseHolders(db));
+      if (worker.running) seen.add(worker.id);
+      return [...seen].sort();
+    },
+    self: () => worker.self(),
+  };
+}
+
+type Handler = (requestId: string) => Promise<void>;
+
+/** The worker loop of one process: claims jobs up to its concurrency, runs them under renewed leases. */
+class QueueWorker {
+  readonly id = newWorkerId();
+  running = false;
+  private active = 0;
+  private startedAt = 0;
+  private finished = 0;
+  private wakeUp: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
   /** Ids of the jobs this worker is running. */
-  const runningHere = new Set<string>();
-  const pauses = new Set<() => void>();
+  private readonly runningHere = new Set<string>();
+  private readonly pauses = new Set<() => void>();
+
+  private readonly db: Kysely<Database>;
+  private readonly opts: QueueOptions;
+
+  constructor(db: Kysely<Database>, opts: QueueOptions) {
+    this.db = db;
+    this.opts = opts;
+  }
+
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  start(handler: Handler): void {
+    if (this.running) return;
+    this.running = true;
+    this.startedAt = Date.now();
+    this.loop = this.mainLoop(handler);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    for (const done of [...this.pauses]) done();
+    await this.loop;
+    await Promise.allSettled(this.inFlight);
+  }
+
+  self(): LocalWorker | undefined {
+    const { id, startedAt, active, finished } = this;
+    return this.running ? { id, startedAt, active, finished } : undefined;
+  }
+
   /** Waits `ms`, or less when the queue stops. */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(t);
-        pauses.delete(done);
+        this.pauses.delete(done);
         resolve();
       };
       const t = setTimeout(done, ms);
-      pauses.add(done);
+      this.pauses.add(done);
     });
-  let loop: Promise<void> | undefined;
-
-  const claimable = (now: string) =>
-    db
-      .selectFrom("jobs")
-      .select("id")
-      .where((eb) =>
-        eb.or([
-          eb("status", "=", "queued"),
-          eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)]),
-        ]),
-      )
-      .orderBy("created_at")
-      .limit(8);
-
-  async function claim(): Promise<ClaimedJob | undefined> {
-    const now = nowIso();
-    for (const { id } of await claimable(now).execute()) {
-      const result = await db
-        .updateTable("jobs")
-        .set({
-          status: "running",
-          lease_until: inFuture(opts.leaseMs),
-          worker: workerId,
-          attempts: sql`attempts + 1`,
-        })
-        .where("id", "=", id)
-        .where((eb) =>
-          eb.or([
-            eb("status", "=", "queued"),
-            eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)]),
-          ]),
-        )
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) {
-        const job = await db
-          .selectFrom("jobs")
-          .select(["id", "request_id", "attempts"])
-          .where("id", "=", id)
-          .executeTakeFirst();
-        if (job) return job;
-      }
-    }
-    return undefined;
   }
 
-  async function runJob(job: ClaimedJob, handler: (requestId: string) => Promise<void>) {
-    runningHere.add(job.id);
+  private async mainLoop(handler: Handler): Promise<void> {
+    let released = 0;
+    while (this.running) {
+      if (Date.now() - released > RELEASE_EVERY_MS) {
+        released = Date.now();
+        await this.releaseDeadWorkers().catch(() => undefined);
+      }
+      const job =
+        this.active < this.opts.concurrency
+          ? await claimJob(this.db, this.id, this.opts.leaseMs).catch(() => undefined)
+          : undefined;
+      if (job) this.launch(job, handler);
+      else await this.idle();
+    }
+  }
+
+  private launch(job: ClaimedJob, handler: Handler): void {
+    this.active++;
+    const p = this.runJob(job, handler).finally(() => {
+      this.active--;
+      this.inFlight.delete(p);
+      this.wake();
+    });
+    this.inFlight.add(p);
+  }
+
+  /** Sleeps a poll interval, or until a job is enqueued here or one finishes. */
+  private async idle(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, this.opts.pollMs ?? 250);
+      this.wakeUp = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+    this.wakeUp = undefined;
+  }
+
+  private async runJob(job: ClaimedJob, handler: Handler): Promise<void> {
+    this.runningHere.add(job.id);
+    const { leaseMs } = this.opts;
     const renew = setInterval(
-      () => {
-        void db
-          .updateTable("jobs")
-          .set({ lease_until: inFuture(opts.leaseMs) })
-          .where("id", "=", job.id)
-          .where("worker", "=", workerId)
-          .execute()
-          .catch(() => undefined);
-      },
-      Math.max(1000, opts.leaseMs / 3),
+      () => void renewLease(this.db, job.id, this.id, leaseMs).catch(() => undefined),
+      Math.max(1000, leaseMs / 3),
     );
     try {
-      for (let retry = 1; ; retry++) {
-        try {
-          await handler(job.request_id);
-          break;
-        } catch {
-          // Usually the database going away for a moment (the handler records any other failure
-          // on the request, and the next try sees it finished). Try again soon, still holding
-          // the lease — writing anything may fail right now — and after a few tries leave the
-          // job to its lease.
-          if (!running || retry > LOCAL_RETRIES) return;
-          await pause(500 * 2 ** retry);
-        }
-      }
-      await db.deleteFrom("jobs").where("id", "=", job.id).where("worker", "=", workerId).execute();
-      finished++;
+      if (!(await this.runWithRetries(job, handler))) return;
+      await deleteJob(this.db, job.id, this.id);
+      this.finished++;
     } catch {
       // The database is away: the lease expires and the job is claimed again (a no-op if done).
     } finally {
       clearInterval(renew);
-      runningHere.delete(job.id);
+      this.runningHere.delete(job.id);
+    }
+  }
+
+  /**
+   * A failure is usually the database going away for a moment (the handler records any other
+   * failure on the request, and the next try sees it finished). Try again soon, still holding the
+   * lease — writing anything may fail right now — and after a few tries leave the job to its lease.
+   */
+  private async runWithRetries(job: ClaimedJob, handler: Handler): Promise<boolean> {
+    for (let retry = 1; ; retry++) {
+      try {
+        await handler(job.request_id);
+        return true;
+      } catch {
+        if (!this.running || retry > LOCAL_RETRIES) return false;
+        await this.pause(500 * 2 ** retry);
+      }
     }
   }
 
   /**
    * Jobs leased by a process of this host that is gone (killed, crashed), or by this worker without
-   * it knowing (see lostClaim), are taken back at start and every few seconds: a restarted service must not leave its lookups waiting for their
-   * leases to expire (minutes by default). Other hosts' dead workers still wait for the lease.
+   * it knowing (see lostClaim), are taken back at start and every few seconds: a restarted service
+   * must not leave its requests waiting for their leases to expire (minutes by default). Other
+   * hosts' dead workers still wait for the lease.
    */
-  async function releaseDeadWorkers(): Promise<void> {
-    const held = await db
-      .selectFrom("jobs")
-      .select(["id", "worker"])
-      .where("status", "=", "running")
-      .where("lease_until", ">=", nowIso())
-      .execute();
-    for (const job of held) {
+  private async releaseDeadWorkers(): Promise<void> {
+    for (const job of await leasedJobs(this.db)) {
       // Ours but not running here: the claim committed while its answer was lost (a connection
       // cut mid-query) — nobody would run it until the lease expired.
-      const lostClaim = job.worker === workerId && !runningHere.has(job.id);
+      const lostClaim = job.worker === this.id && !this.runningHere.has(job.id);
       if (!job.worker || (!lostClaim && !deadWorker(job.worker))) continue;
-      await db
-        .updateTable("jobs")
-        .set({ status: "queued", lease_until: null, worker: null })
-        .where("id", "=", job.id)
-        .where("worker", "=", job.worker)
-        .execute();
+      await requeueJob(this.db, job.id, job.worker);
     }
   }
-
-  async function mainLoop(handler: (requestId: string) => Promise<void>) {
-    let released = 0;
-    while (running) {
-      if (Date.now() - released > RELEASE_EVERY_MS) {
-        released = Date.now();
-        await releaseDeadWorkers().catch(() => undefined);
-      }
-      let claimed = false;
-      if (active < opts.concurrency) {
-        const job = await claim().catch(() => undefined);
-        if (job) {
-          claimed = true;
-          active++;
-          const p = runJob(job, handler).finally(() => {
-            active--;
-            inFlight.delete(p);
-            wake?.();
-          });
-          inFlight.add(p);
-        }
-      }
-      if (!claimed) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollMs);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        wake = undefined;
-      }
-    }
-  }
-
-  return {
-    async enqueue(requestId, tx) {
-      await (tx ?? db)
-        .insertInto("jobs")
-        .values({
-          id: newId(),
-          request_id: requestId,
-          status: "queued",
-          attempts: 0,
-          lease_until: null,
-          worker: null,
-          created_at: nowIso(),
-        })
-        .execute();
-      wake?.();
-    },
-    start(handler) {
-      if (running) return;
-      running = true;
-      startedAt = Date.now();
-      loop = mainLoop(handler);
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      for (const done of [...pauses]) done();
-      await loop;
-      await Promise.allSettled(inFlight);
-    },
-    async depth() {
-      const rows = await db
-        .selectFrom("jobs")
-        .select(["status", db.fn.countAll<number>().as("n")])
-        .groupBy("status")
-        .execute();
-      const count = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
-      return { queued: count("queued"), running: count("running") };
-    },
-    async workers() {
-      const rows = await db
-        .selectFrom("jobs")
-        .select("worker")
-        .distinct()
-        .where("status", "=", "running")
-        .where("lease_until", ">", nowIso())
-        .execute();
-      const seen = new Set(rows.map((r) => r.worker).filter((w): w is string => !!w));
-      if (running) seen.add(workerId);
-      return [...seen].sort();
-    },
-    self() {
-      return running ? { id: workerId, startedAt, active, finished } : undefined;
-    },
-  };
 }

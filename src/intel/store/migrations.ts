@@ -14,143 +14,157 @@ function withId(dialect: "sqlite" | "postgres") {
       : t.addColumn("id", "serial", (c) => c.primaryKey());
 }
 
+/** The entity types (seeded from the taxonomy at every start). */
+async function createTaxonomyTables(db: AnyDb): Promise<void> {
+  await db.schema
+    .createTable("super_types")
+    .addColumn("short_name", "varchar(64)", (c) => c.primaryKey())
+    .addColumn("name", "varchar(255)", (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable("types")
+    .addColumn("super_type", "varchar(64)", (c) => c.notNull())
+    .addColumn("short_name", "varchar(64)", (c) => c.notNull())
+    .addColumn("name", "varchar(255)", (c) => c.notNull())
+    .addColumn("nf_icon", "varchar(255)", (c) => c.notNull())
+    .addPrimaryKeyConstraint("types_pk", ["super_type", "short_name"])
+    .execute();
+}
+
+/** Entities, relations and events: the knowledge graph. */
+async function createGraphTables(db: AnyDb): Promise<void> {
+  await db.schema
+    .createTable("entities")
+    .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+    .addColumn("super_type", "varchar(64)", (c) => c.notNull())
+    .addColumn("type", "varchar(64)", (c) => c.notNull())
+    .addColumn("name", "text", (c) => c.notNull())
+    .addColumn("description", "text", (c) => c.notNull())
+    .addColumn("source_url", "text", (c) => c.notNull())
+    .addColumn("tlp", "varchar(8)", (c) => c.notNull())
+    .addColumn("pap", "varchar(8)", (c) => c.notNull())
+    .addColumn("attributes", "text", (c) => c.notNull())
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .addColumn("updated_at", "varchar(32)", (c) => c.notNull())
+    .addUniqueConstraint("entities_natural_key", ["name", "super_type", "type"])
+    .execute();
+  await db.schema
+    .createTable("relations")
+    .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+    .addColumn("name", "varchar(255)", (c) => c.notNull())
+    .addColumn("description", "text", (c) => c.notNull())
+    .addColumn("obj_from", "varchar(36)", (c) => c.notNull())
+    .addColumn("obj_to", "varchar(36)", (c) => c.notNull())
+    .addColumn("attributes", "text", (c) => c.notNull())
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .addUniqueConstraint("relations_natural_key", ["name", "obj_from", "obj_to"])
+    .execute();
+  await db.schema.createIndex("relations_to").on("relations").column("obj_to").execute();
+  await db.schema
+    .createTable("events")
+    .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+    .addColumn("type", "varchar(64)", (c) => c.notNull())
+    .addColumn("name", "text", (c) => c.notNull())
+    .addColumn("first_seen", "varchar(32)", (c) => c.notNull())
+    .addColumn("last_seen", "varchar(32)", (c) => c.notNull())
+    .addColumn("count", "integer", (c) => c.notNull())
+    .addColumn("description", "text", (c) => c.notNull())
+    .addColumn("attributes", "text", (c) => c.notNull())
+    .addColumn("involved_entity", "varchar(36)", (c) => c.notNull())
+    .addColumn("vendor", "varchar(64)", (c) => c.notNull())
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .addColumn("updated_at", "varchar(32)", (c) => c.notNull())
+    .addUniqueConstraint("events_natural_key", ["type", "name", "first_seen", "last_seen", "involved_entity"])
+    .execute();
+  await db.schema.createIndex("events_entity").on("events").column("involved_entity").execute();
+}
+
+/** Requests and each subject's latest finished one. */
+async function createRequestTables(db: AnyDb): Promise<void> {
+  await db.schema
+    .createTable("requests")
+    .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+    .addColumn("super_type", "varchar(64)", (c) => c.notNull())
+    .addColumn("type", "varchar(64)", (c) => c.notNull())
+    .addColumn("value", "text", (c) => c.notNull())
+    .addColumn("subject_key", "text", (c) => c.notNull())
+    .addColumn("force", "integer", (c) => c.notNull())
+    .addColumn("status", "varchar(16)", (c) => c.notNull())
+    .addColumn("vendors", "text", (c) => c.notNull())
+    .addColumn("error", "text")
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .addColumn("started_at", "varchar(32)")
+    .addColumn("finished_at", "varchar(32)")
+    .execute();
+  await db.schema
+    .createIndex("requests_subject_status")
+    .on("requests")
+    .columns(["subject_key", "status"])
+    .execute();
+  await db.schema
+    .createTable("lookups")
+    .addColumn("subject_key", "varchar(2200)", (c) => c.primaryKey())
+    .addColumn("root_entity", "varchar(36)")
+    .addColumn("request_id", "varchar(36)", (c) => c.notNull())
+    .addColumn("status", "varchar(16)", (c) => c.notNull())
+    .addColumn("finished_at", "varchar(32)", (c) => c.notNull())
+    .execute();
+}
+
+/** Users, API keys, vendor credentials, settings and the jobs table. */
+async function createAccountAndQueueTables(db: AnyDb, dialect: "sqlite" | "postgres"): Promise<void> {
+  const id = withId(dialect);
+  await db.schema
+    .createTable("users")
+    .$call(id)
+    .addColumn("username", "varchar(150)", (c) => c.notNull().unique())
+    .addColumn("password_hash", "text", (c) => c.notNull())
+    .addColumn("is_admin", "integer", (c) => c.notNull())
+    .addColumn("is_active", "integer", (c) => c.notNull())
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable("tokens")
+    .$call(id)
+    .addColumn("user_id", "integer", (c) => c.notNull())
+    .addColumn("prefix", "varchar(16)", (c) => c.notNull())
+    .addColumn("hash", "varchar(64)", (c) => c.notNull().unique())
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .addColumn("last_used_at", "varchar(32)")
+    .addColumn("revoked", "integer", (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable("vendor_credentials")
+    .$call(id)
+    .addColumn("vendor", "varchar(64)", (c) => c.notNull())
+    .addColumn("fields", "text", (c) => c.notNull())
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .addColumn("last_used_at", "varchar(32)")
+    .execute();
+  await db.schema
+    .createTable("settings")
+    .addColumn("key", "varchar(64)", (c) => c.primaryKey())
+    .addColumn("value", "text", (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable("jobs")
+    .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+    .addColumn("request_id", "varchar(36)", (c) => c.notNull())
+    .addColumn("status", "varchar(16)", (c) => c.notNull())
+    .addColumn("attempts", "integer", (c) => c.notNull())
+    .addColumn("lease_until", "varchar(32)")
+    .addColumn("worker", "varchar(64)")
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex("jobs_status").on("jobs").columns(["status", "lease_until"]).execute();
+}
+
 const initial = (dialect: "sqlite" | "postgres"): Migration => ({
   async up(db: AnyDb) {
-    const id = withId(dialect);
-    await db.schema
-      .createTable("super_types")
-      .addColumn("short_name", "varchar(64)", (c) => c.primaryKey())
-      .addColumn("name", "varchar(255)", (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable("types")
-      .addColumn("super_type", "varchar(64)", (c) => c.notNull())
-      .addColumn("short_name", "varchar(64)", (c) => c.notNull())
-      .addColumn("name", "varchar(255)", (c) => c.notNull())
-      .addColumn("nf_icon", "varchar(255)", (c) => c.notNull())
-      .addPrimaryKeyConstraint("types_pk", ["super_type", "short_name"])
-      .execute();
-    await db.schema
-      .createTable("entities")
-      .addColumn("id", "varchar(36)", (c) => c.primaryKey())
-      .addColumn("super_type", "varchar(64)", (c) => c.notNull())
-      .addColumn("type", "varchar(64)", (c) => c.notNull())
-      .addColumn("name", "text", (c) => c.notNull())
-      .addColumn("description", "text", (c) => c.notNull())
-      .addColumn("source_url", "text", (c) => c.notNull())
-      .addColumn("tlp", "varchar(8)", (c) => c.notNull())
-      .addColumn("pap", "varchar(8)", (c) => c.notNull())
-      .addColumn("attributes", "text", (c) => c.notNull())
-      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
-      .addColumn("updated_at", "varchar(32)", (c) => c.notNull())
-      .addUniqueConstraint("entities_natural_key", ["name", "super_type", "type"])
-      .execute();
-    await db.schema
-      .createTable("relations")
-      .addColumn("id", "varchar(36)", (c) => c.primaryKey())
-      .addColumn("name", "varchar(255)", (c) => c.notNull())
-      .addColumn("description", "text", (c) => c.notNull())
-      .addColumn("obj_from", "varchar(36)", (c) => c.notNull())
-      .addColumn("obj_to", "varchar(36)", (c) => c.notNull())
-      .addColumn("attributes", "text", (c) => c.notNull())
-      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
-      .addUniqueConstraint("relations_natural_key", ["name", "obj_from", "obj_to"])
-      .execute();
-    await db.schema.createIndex("relations_to").on("relations").column("obj_to").execute();
-    await db.schema
-      .createTable("events")
-      .addColumn("id", "varchar(36)", (c) => c.primaryKey())
-      .addColumn("type", "varchar(64)", (c) => c.notNull())
-      .addColumn("name", "text", (c) => c.notNull())
-      .addColumn("first_seen", "varchar(32)", (c) => c.notNull())
-      .addColumn("last_seen", "varchar(32)", (c) => c.notNull())
-      .addColumn("count", "integer", (c) => c.notNull())
-      .addColumn("description", "text", (c) => c.notNull())
-      .addColumn("attributes", "text", (c) => c.notNull())
-      .addColumn("involved_entity", "varchar(36)", (c) => c.notNull())
-      .addColumn("vendor", "varchar(64)", (c) => c.notNull())
-      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
-      .addColumn("updated_at", "varchar(32)", (c) => c.notNull())
-      .addUniqueConstraint("events_natural_key", [
-        "type",
-        "name",
-        "first_seen",
-        "last_seen",
-        "involved_entity",
-      ])
-      .execute();
-    await db.schema.createIndex("events_entity").on("events").column("involved_entity").execute();
-    await db.schema
-      .createTable("requests")
-      .addColumn("id", "varchar(36)", (c) => c.primaryKey())
-      .addColumn("super_type", "varchar(64)", (c) => c.notNull())
-      .addColumn("type", "varchar(64)", (c) => c.notNull())
-      .addColumn("value", "text", (c) => c.notNull())
-      .addColumn("subject_key", "text", (c) => c.notNull())
-      .addColumn("force", "integer", (c) => c.notNull())
-      .addColumn("status", "varchar(16)", (c) => c.notNull())
-      .addColumn("vendors", "text", (c) => c.notNull())
-      .addColumn("error", "text")
-      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
-      .addColumn("started_at", "varchar(32)")
-      .addColumn("finished_at", "varchar(32)")
-      .execute();
-    await db.schema
-      .createIndex("requests_subject_status")
-      .on("requests")
-      .columns(["subject_key", "status"])
-      .execute();
-    await db.schema
-      .createTable("lookups")
-      .addColumn("subject_key", "varchar(2200)", (c) => c.primaryKey())
-      .addColumn("root_entity", "varchar(36)")
-      .addColumn("request_id", "varchar(36)", (c) => c.notNull())
-      .addColumn("status", "varchar(16)", (c) => c.notNull())
-      .addColumn("finished_at", "varchar(32)", (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable("users")
-      .$call(id)
-      .addColumn("username", "varchar(150)", (c) => c.notNull().unique())
-      .addColumn("password_hash", "text", (c) => c.notNull())
-      .addColumn("is_admin", "integer", (c) => c.notNull())
-      .addColumn("is_active", "integer", (c) => c.notNull())
-      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable("tokens")
-      .$call(id)
-      .addColumn("user_id", "integer", (c) => c.notNull())
-      .addColumn("prefix", "varchar(16)", (c) => c.notNull())
-      .addColumn("hash", "varchar(64)", (c) => c.notNull().unique())
-      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
-      .addColumn("last_used_at", "varchar(32)")
-      .addColumn("revoked", "integer", (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable("vendor_credentials")
-      .$call(id)
-      .addColumn("vendor", "varchar(64)", (c) => c.notNull())
-      .addColumn("fields", "text", (c) => c.notNull())
-      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
-      .addColumn("last_used_at", "varchar(32)")
-      .execute();
-    await db.schema
-      .createTable("settings")
-      .addColumn("key", "varchar(64)", (c) => c.primaryKey())
-      .addColumn("value", "text", (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable("jobs")
-      .addColumn("id", "varchar(36)", (c) => c.primaryKey())
-      .addColumn("request_id", "varchar(36)", (c) => c.notNull())
-      .addColumn("status", "varchar(16)", (c) => c.notNull())
-      .addColumn("attempts", "integer", (c) => c.notNull())
-      .addColumn("lease_until", "varchar(32)")
-      .addColumn("worker", "varchar(64)")
-      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex("jobs_status").on("jobs").columns(["status", "lease_until"]).execute();
+    await createTaxonomyTables(db);
+    await createGraphTables(db);
+    await createRequestTables(db);
+    await createAccountAndQueueTables(db, dialect);
   },
 });
 

@@ -4,8 +4,8 @@
  * one-line description that says which structure it was, so a crash can be named and replayed.
  */
 import fc from "fast-check";
-import { type HostileRequest, multipart } from "../../../test/helpers/hostile.ts";
-import { compressedStream, sevenZipArchive } from "../../../test/helpers/sevenzip.ts";
+import { type HostileRequest, multipart } from "../../helpers/hostile.ts";
+import { compressedStream, sevenZipArchive } from "../../helpers/sevenzip.ts";
 import { buildLayer, describeLayer, type Layer, layerTree } from "./archives.ts";
 import { buildOle, buildPdf, oleCase, pdfCase } from "./documents.ts";
 import { buildImage, describeImage, imageCase } from "./images.ts";

@@ -7,9 +7,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import fc from "fast-check";
-import { judgeAnswer, sendHostile } from "../../../test/helpers/hostile.ts";
-import { type RealProcess, startFilesProcess } from "../../../test/helpers/real-process.ts";
-import { memoryOf } from "../../lib/measure.ts";
+import { judgeAnswer, sendHostile } from "../../helpers/hostile.ts";
+import { memoryOf } from "../../helpers/process-memory.ts";
+import { type RealProcess, startFilesProcess } from "../../helpers/real-process.ts";
 import { archiveSeeds, type StructuredCase, structuredCase } from "./index.ts";
 
 export interface FuzzReport {

@@ -5,7 +5,7 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { fmt } from "../../lib/measure.ts";
+import { fmt } from "../../helpers/process-memory.ts";
 import { runStructuredFuzz } from "./run.ts";
 
 /** The files service's limits for the run: small enough that a bomb meets them quickly. */
