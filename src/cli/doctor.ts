@@ -1,0 +1,62 @@
+/**
+ * `./loupe doctor`: checks a deployment from the outside, the way an operator would, and prints
+ * a table (or JSON for monitoring). Exit code 1 on any error, 0 with warnings: a cron or a probe
+ * alerts on errors only.
+ */
+import { parseArgs } from "node:util";
+import { configurationCheck, secretsCheck, tlsCheck } from "./doctor/configuration.ts";
+import { databaseChecks } from "./doctor/database.ts";
+import { clamdCheck, yaraCheck } from "./doctor/engines.ts";
+import type { CheckResult } from "./doctor/result.ts";
+import { diskChecks, nodeCheck } from "./doctor/system.ts";
+import { UsageError } from "./usage.ts";
+
+export async function runChecks(env: NodeJS.ProcessEnv): Promise<CheckResult[]> {
+  const [database, disk, clamd, yara] = await Promise.all([
+    databaseChecks(env),
+    diskChecks(env),
+    clamdCheck(env),
+    yaraCheck(),
+  ]);
+  return [
+    configurationCheck(env),
+    tlsCheck(env),
+    secretsCheck(env),
+    nodeCheck(),
+    ...disk,
+    ...database,
+    clamd,
+    yara,
+  ];
+}
+
+export function formatTable(results: CheckResult[]): string {
+  const rows = results.map((r) => [r.check, r.status, r.detail, r.fix ?? ""]);
+  const header = ["check", "status", "detail", "fix"];
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map((r) => (i < 2 ? (r[i] ?? "").length : 0))),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c))
+      .filter((c, i) => i < 3 || c !== "")
+      .join("  ");
+  const body = rows.map((r) => line([r[0] ?? "", r[1] ?? "", r[2] ?? "", r[3] ? `→ ${r[3]}` : ""]));
+  return `${[line(header.slice(0, 3)), ...body].join("\n")}\n`;
+}
+
+export async function doctor(args: string[]): Promise<number> {
+  let json = false;
+  try {
+    json = parseArgs({ args, options: { json: { type: "boolean" } } }).values.json === true;
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\nusage: ./loupe doctor [--json]`);
+  }
+  const results = await runChecks(process.env);
+  const failed = results.some((r) => r.status === "error");
+  if (json) {
+    const summary = { ok: !failed, warnings: results.filter((r) => r.status === "warn").length };
+    process.stdout.write(`${JSON.stringify({ ...summary, checks: results }, null, 2)}\n`);
+  } else process.stdout.write(formatTable(results));
+  return failed ? 1 : 0;
+}
