@@ -1,7 +1,8 @@
 /**
  * `./loupe doctor`: checks a deployment from the outside, the way an operator would, and prints
- * a table (or JSON for monitoring). Exit code 1 on any error, 0 with warnings: a cron or a probe
- * alerts on errors only.
+ * a table, JSON, or Prometheus text (for node_exporter's textfile collector: the services' own
+ * /metrics cannot see a stopped worker or stale signatures). Exit code 1 on any error, 0 with
+ * warnings: a cron or a probe alerts on errors only.
  */
 import { parseArgs } from "node:util";
 import { configurationCheck, secretsCheck, tlsCheck } from "./doctor/configuration.ts";
@@ -45,16 +46,32 @@ export function formatTable(results: CheckResult[]): string {
   return `${[line(header.slice(0, 3)), ...body].join("\n")}\n`;
 }
 
+const LEVEL = { ok: 0, warn: 1, error: 2 } as const;
+
+/** One gauge per check: 0 ok, 1 warn, 2 error. */
+export function formatPrometheus(results: CheckResult[]): string {
+  const lines = [
+    "# HELP loupe_doctor_status Result of each ./loupe doctor check: 0 ok, 1 warn, 2 error.",
+    "# TYPE loupe_doctor_status gauge",
+    ...results.map((r) => `loupe_doctor_status{check="${r.check.replaceAll('"', "")}"} ${LEVEL[r.status]}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
 export async function doctor(args: string[]): Promise<number> {
-  let json = false;
+  let values: { json?: boolean; prometheus?: boolean };
   try {
-    json = parseArgs({ args, options: { json: { type: "boolean" } } }).values.json === true;
+    values = parseArgs({
+      args,
+      options: { json: { type: "boolean" }, prometheus: { type: "boolean" } },
+    }).values;
   } catch (err) {
-    throw new UsageError(`${(err as Error).message}\nusage: ./loupe doctor [--json]`);
+    throw new UsageError(`${(err as Error).message}\nusage: ./loupe doctor [--json | --prometheus]`);
   }
   const results = await runChecks(process.env);
   const failed = results.some((r) => r.status === "error");
-  if (json) {
+  if (values.prometheus) process.stdout.write(formatPrometheus(results));
+  else if (values.json) {
     const summary = { ok: !failed, warnings: results.filter((r) => r.status === "warn").length };
     process.stdout.write(`${JSON.stringify({ ...summary, checks: results }, null, 2)}\n`);
   } else process.stdout.write(formatTable(results));

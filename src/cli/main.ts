@@ -10,7 +10,7 @@ const USAGE = `Usage: ./loupe <command>
   files serve [--port N]  the file analysis service alone
   intel …                 the threat intelligence service (./loupe intel --help)
   bench [NAME…]           run benchmarks from bench/ (all when no name is given)
-  doctor [--json]         check configuration, database, queue, clamd, YARA, disk (exit 1 on errors)
+  doctor [--json|--prometheus]  check configuration, database, queue, clamd, YARA, disk
 `;
 
 type CommandGroup = (args: string[]) => Promise<number | undefined>;

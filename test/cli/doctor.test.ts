@@ -3,7 +3,6 @@
  * database migrated by the intel store, Loupe's own clamd): every check passes once and fails once.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -11,48 +10,16 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import SqliteDatabase from "better-sqlite3";
 import { judgeSignatures, yaraCheck } from "../../src/cli/doctor/engines.ts";
-import type { CheckResult } from "../../src/cli/doctor/result.ts";
 import { doctorSettings } from "../../src/cli/doctor/settings.ts";
 import { nodeCheck } from "../../src/cli/doctor/system.ts";
 import { ROOT } from "../../src/common/config.ts";
 import { openStore } from "../../src/intel/store/db.ts";
+import { checkOf, doctorReport, runDoctor } from "../deploy/run-doctor.ts";
 import { startTestClamd } from "../helpers/clamd.ts";
 import { freshDatabase, postgresSkipReason } from "../helpers/intel-server.ts";
 
-interface Report {
-  ok: boolean;
-  warnings: number;
-  checks: CheckResult[];
-}
-
-const MAIN = path.join(ROOT, "src/cli/main.ts");
-
-/** Runs `node src/cli/main.ts doctor` with only these variables (no .env of the developer's). */
-function runDoctor(env: Record<string, string>, args = ["--json"]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, "doctor", ...args], {
-      env: { PATH: process.env.PATH ?? "", HOME: os.tmpdir(), ...env },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code: code ?? -1, out }));
-  });
-}
-
-async function report(env: Record<string, string>): Promise<{ code: number; report: Report }> {
-  const { code, out } = await runDoctor(env);
-  return { code, report: JSON.parse(out) as Report };
-}
-
-function find(r: Report, check: string): CheckResult {
-  const found = r.checks.find((c) => c.check === check);
-  assert.ok(found, `no ${check} check in ${JSON.stringify(r.checks.map((c) => c.check))}`);
-  return found;
-}
+const report = doctorReport;
+const find = checkOf;
 
 let tmp: string;
 let healthy: Record<string, string>;
@@ -94,6 +61,9 @@ describe("./loupe doctor", () => {
     assert.equal(table.code, 0);
     assert.match(table.out, /^check\s+status\s+detail/);
     assert.match(table.out, /clamd\s+warn\s+.*→ run freshclam/);
+    const prometheus = await runDoctor(healthy, ["--prometheus"]);
+    assert.match(prometheus.out, /^loupe_doctor_status\{check="database"\} 0$/m);
+    assert.match(prometheus.out, /^loupe_doctor_status\{check="clamd"\} 1$/m);
   });
 
   it("reports every bad setting by name and exits 1", async () => {
