@@ -10,6 +10,7 @@ const USAGE = `Usage: ./loupe <command>
   files serve [--port N]  the file analysis service alone
   intel …                 the threat intelligence service (./loupe intel --help)
   bench [NAME…]           run benchmarks from bench/ (all when no name is given)
+  doctor [--json|--prometheus]  check configuration, database, queue, clamd, YARA, disk
 `;
 
 type CommandGroup = (args: string[]) => Promise<number | undefined>;
@@ -20,6 +21,7 @@ const groups: Record<string, () => Promise<CommandGroup>> = {
   files: async () => (await import("./files.ts")).files,
   intel: async () => (await import("./intel.ts")).intel,
   bench: async () => (await import("./bench.ts")).bench,
+  doctor: async () => (await import("./doctor.ts")).doctor,
 };
 
 async function main(argv: string[]): Promise<number> {

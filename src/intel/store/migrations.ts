@@ -220,6 +220,15 @@ const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   }),
 });
 
+/** Migrations this code knows and the database has not run yet (read only: nothing is created). */
+export async function pendingMigrations(
+  db: Kysely<Database>,
+  dialect: "sqlite" | "postgres",
+): Promise<string[]> {
+  const known = await new Migrator({ db, provider: provider(dialect) }).getMigrations();
+  return known.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
 /** The super types and types to keep in the type tables (given by the caller: the store knows no taxonomy). */
 export type TaxonomySeed = {
   shortName: string;
