@@ -23,6 +23,7 @@ export const TEST_SYSTEM_PACKAGES: string[] = [
   "gcab", // CAB cabinet fixtures
   "ffmpeg", // tagged audio and video fixtures
   "libheif-examples", // heif-enc: HEIC fixtures (sharp cannot encode HEVC)
+  "sqlite3", // the backup and restore test (SQLite's online backup)
   "ssdeep", // oracle of the ssdeep digests
   "tlsh-tools", // oracle of the TLSH digests
 ];
