@@ -350,7 +350,7 @@ async function ensureClusterRunning(): Promise<void> {
 
 const vendorCalls = (stack: Stack) => [...stack.vendors.virustotal.calls.values()].reduce((a, b) => a + b, 0);
 
-/** Restarts the cluster twice while lookups run (once workers are busy, so it hits work in flight). */
+/** Restarts the cluster twice while requests run (once workers are busy, so it hits work in flight). */
 async function restartPostgres(stack: Stack): Promise<void> {
   for (let i = 0; i < 2; i++) {
     const target = (i + 1) * Math.floor(SUBJECTS / 4);

@@ -232,7 +232,7 @@ async function workersScaling(): Promise<void> {
         for (const p of procs) p.kill("SIGTERM");
         await store.close();
         console.log(
-          `workers: ${count} worker(s), 200 lookups with a vendor answering in 200 ms: ${fmt(rate)} lookups/s`,
+          `workers: ${count} worker(s), 200 requests with a vendor answering in 200 ms: ${fmt(rate)} requests/s`,
         );
       } finally {
         await db.drop();

@@ -94,7 +94,7 @@ export async function startIntelService(
   };
 }
 
-/** A standalone intel worker: processes lookups from the shared database, serves nothing. */
+/** A standalone intel worker: processes requests from the shared database, serves nothing. */
 export async function startIntelWorker(config: IntelConfig, logger?: Logger): Promise<IntelServices> {
   const services = await openIntelServices(config);
   startWorker(services, logger);

@@ -1,6 +1,6 @@
 /**
  * The intel service: token-protected API, OpenAPI at /api/schema/ and docs at /api/docs/ (any
- * valid key), and — unless told otherwise — an embedded worker processing lookups.
+ * valid key), and — unless told otherwise — an embedded worker processing requests.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CommonConfig } from "../common/config.ts";
@@ -66,7 +66,7 @@ export async function buildIntelServer(opts: {
     if (perKey > 0) await limitPerMinute(api as unknown as App, perKey, (req) => req.apiKeyHash ?? req.ip);
     registerApi(api as unknown as App, {
       store: services.store,
-      lookups: services.lookups,
+      requests: services.requests,
       queue: services.queue,
       connectors: services.connectors,
       config: services.config,

@@ -333,7 +333,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         );
     });
 
-    it("after lookups, the status page still renders and the workers count the lookups they finished", async () => {
+    it("after requests, the status page still renders and the workers count the requests they finished", async () => {
       const status = await colander.getStatus();
       assertThreatrShape("status", status);
       renderStatusPage(status);

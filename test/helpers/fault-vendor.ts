@@ -27,7 +27,7 @@ export interface FaultOptions {
   retryAfterSeconds?: number;
   /** `flap`: length of each healthy and each failing period in ms (default 400). */
   flapMs?: number;
-  /** Delay before every healthy answer (keeps lookups in flight). */
+  /** Delay before every healthy answer (keeps requests in flight). */
   delayMs?: number;
 }
 

@@ -161,7 +161,7 @@ describe("a vendor answering garbage with HTTP 200", () => {
 });
 
 describe("the API process restarted while requests are queued", () => {
-  it("finishes the queued and running lookups after a SIGKILL and answers the repeated call with 200", async () => {
+  it("finishes the queued and running requests after a SIGKILL and answers the repeated call with 200", async () => {
     const vt = await startFaultVendor({ healthy: virusTotalAnswer, delayMs: 1500 });
     const db = await freshDatabase("sqlite");
     cleanups.push(
@@ -269,7 +269,7 @@ describe("the database unavailable for a moment", () => {
 describe("PostgreSQL going away, seen through a proxy that drops every connection as a restart does", {
   skip: await postgresSkipReason(),
 }, () => {
-  it("a worker waits for a database not reachable yet, and finishes lookups whose connections were cut", async () => {
+  it("a worker waits for a database not reachable yet, and finishes requests whose connections were cut", async () => {
     const vt = await startFaultVendor({ healthy: virusTotalAnswer, delayMs: 600 });
     const db = await freshDatabase("postgres");
     const direct = new URL(db.url);
@@ -310,7 +310,7 @@ describe("PostgreSQL going away, seen through a proxy that drops every connectio
     assert.equal(worker.exitCode, null, "the worker waits for the database instead of exiting");
     await proxy.open();
     while (vt.calls.size < 3) await new Promise((r) => setTimeout(r, 20));
-    await proxy.outage(1000); // lookups in flight lose their connections
+    await proxy.outage(1000); // requests in flight lose their connections
 
     for (const s of subjects) {
       const res = await pollUntilDone(server, md5Request(s), 60_000);

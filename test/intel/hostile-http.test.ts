@@ -101,7 +101,7 @@ describe("intel HTTP edges (real process)", () => {
     await assertSurvived(server, () => server.api("/api/types/"));
   });
 
-  it("limits each API key: a flood of forced lookups stops at the limit, other keys still served", async () => {
+  it("limits each API key: a flood of forced requests stops at the limit, other keys still served", async () => {
     const { key: flooder } = await addUserWithKey(server);
     const ask = (key: string, value: string) =>
       fetch(`${server.url}/api/request/`, {

@@ -65,14 +65,14 @@ describe("worker processes", () => {
     await waitFor(async () => vt.calls.length >= 1);
     doomed.kill("SIGKILL");
     await new Promise((r) => doomed.once("exit", r));
-    assert.equal((await server.services.lookups.getRequest(id))?.status, "PROCESSING");
+    assert.equal((await server.services.requests.getRequest(id))?.status, "PROCESSING");
 
     vt.delayMs = 0;
     const rescuer = startWorkerProcess(env);
     cleanups.push(() => stop(rescuer));
     const done = await pollUntilDone(server, { ...body, force: false }, 30_000);
     assert.equal(done.status, 200);
-    assert.equal((await server.services.lookups.getRequest(id))?.status, "SUCCEEDED");
+    assert.equal((await server.services.requests.getRequest(id))?.status, "SUCCEEDED");
     assert.equal(vt.calls.length, 2, "the job was retried once after the lease expired");
     const entities = await server.services.store.db.selectFrom("entities").select(["name", "type"]).execute();
     const keys = entities.map((e) => `${e.type}:${e.name}`);

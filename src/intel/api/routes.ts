@@ -6,18 +6,18 @@ import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { superTypeJson, typeJson } from "../domain/document.ts";
-import type { Lookups } from "../domain/requests.ts";
+import type { Requests } from "../domain/requests.ts";
 import { vendorErrors } from "../domain/requests.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import type { IntelServices } from "../services/index.ts";
-import { askAbout, type RequestRecord } from "../services/lookups.ts";
+import { askAbout, type RequestRecord } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
 import { parseSubject } from "./subject.ts";
 
 export interface ApiDeps {
   store: IntelServices["store"];
-  lookups: Lookups;
+  requests: Requests;
   queue: JobQueue;
   connectors: Connector[];
   config: { retryAfterSeconds: number };
@@ -180,7 +180,7 @@ function registerAsk(app: App, deps: ApiDeps): void {
 
 /** `GET /api/request/<id>/`: one request's status and per-vendor outcome. */
 function registerRequestStatus(app: App, deps: ApiDeps): void {
-  const { lookups } = deps;
+  const { requests } = deps;
   app.get(
     "/api/request/:id/",
     {
@@ -192,7 +192,7 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
       },
     },
     async (req) => {
-      const r = await lookups.getRequest(req.params.id);
+      const r = await requests.getRequest(req.params.id);
       if (!r) throw notFound(`No request ${req.params.id}.`);
       return {
         ...requestJson(r),

@@ -39,21 +39,21 @@ export type SubmitOutcome =
 
 export const subjectKey = (s: Subject) => `${s.superType}/${s.type}/${s.value}`;
 
-export interface Lookups {
+export interface Requests {
   submit(subject: Subject, force: boolean, depth: number): Promise<SubmitOutcome>;
   getRequest(id: string): Promise<RequestsTable | undefined>;
   processRequest(id: string): Promise<void>;
   document(subject: Subject, depth: number): Promise<ResultDocument | undefined>;
 }
 
-export interface LookupDeps {
+export interface RequestDeps {
   store: Store;
   queue: JobQueue;
   config: IntelConfig;
   connectors: Connector[];
 }
 
-export function createLookups(deps: LookupDeps): Lookups {
+export function createRequests(deps: RequestDeps): Requests {
   const { store, queue } = deps;
   const { db } = store;
   const recordAsk = askRecorder(db);
@@ -143,7 +143,7 @@ async function readDocument(
 }
 
 /** Asks every usable vendor, saves what each said, and finishes the request (at-least-once: a finished one is skipped). */
-async function runRequest({ store, config, connectors }: LookupDeps, id: string): Promise<void> {
+async function runRequest({ store, config, connectors }: RequestDeps, id: string): Promise<void> {
   const { db } = store;
   const request = await getRequest(db, id);
   if (!request || !ACTIVE_STATUSES.includes(request.status)) return;

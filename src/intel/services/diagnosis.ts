@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { resolveFromRoot } from "../../common/config.ts";
 import { openStore, type Store } from "../store/db.ts";
+import { pendingJobs } from "../store/jobs.ts";
 import { pendingMigrations } from "../store/migrations.ts";
 
 export type { Store };
@@ -46,11 +47,7 @@ export interface QueueStanding {
 }
 
 export async function queueStanding(store: Store, graceMs: number, now = Date.now()): Promise<QueueStanding> {
-  const rows = await store.db
-    .selectFrom("jobs")
-    .select(["status", "lease_until"])
-    .where("status", "in", ["queued", "running"])
-    .execute();
+  const rows = await pendingJobs(store.db);
   const queued = rows.filter((r) => r.status === "queued").length;
   const abandoned = rows.filter(
     (r) => r.status === "running" && r.lease_until !== null && Date.parse(r.lease_until) < now - graceMs,

@@ -1,6 +1,6 @@
 /**
  * The intel services, opened once per process and handed to every door (API routes, admin panel,
- * CLI, worker): the store, the job queue, the lookups, the enabled connectors and the settings.
+ * CLI, worker): the store, the job queue, the requests, the enabled connectors and the settings.
  */
 
 import type { Logger } from "../../common/logger.ts";
@@ -8,7 +8,7 @@ import { ConfigError } from "../../common/settings.ts";
 import type { IntelConfig } from "../config.ts";
 import { CONNECTORS } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
-import { createLookups, type Lookups } from "../domain/requests.ts";
+import { createRequests, type Requests } from "../domain/requests.ts";
 import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
 import { openStore, type Store } from "../store/db.ts";
@@ -18,7 +18,7 @@ import { getOrCreateSetting, randomHex } from "../store/settings.ts";
 export interface IntelServices {
   store: Store;
   queue: JobQueue;
-  lookups: Lookups;
+  requests: Requests;
   connectors: Connector[];
   config: IntelConfig;
   /** The admin panel's path (ADMIN_PATH, or a random one made once and kept). */
@@ -56,7 +56,7 @@ export async function openIntelServices(
     leaseMs: config.jobLeaseMs,
     concurrency: config.workerConcurrency,
   });
-  const lookups = createLookups({ store, queue, config, connectors });
+  const requests = createRequests({ store, queue, config, connectors });
   const adminPath =
     config.adminPath?.replace(/^\/+|\/+$/g, "") ??
     (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
@@ -65,7 +65,7 @@ export async function openIntelServices(
   return {
     store,
     queue,
-    lookups,
+    requests,
     connectors,
     config,
     adminPath,
@@ -79,9 +79,9 @@ export async function openIntelServices(
   };
 }
 
-/** Starts processing lookups in this process, and the retention sweep on its schedule. */
+/** Starts processing requests in this process, and the retention sweep on its schedule. */
 export function startWorker(services: IntelServices, logger?: Logger): void {
-  services.queue.start((id) => services.lookups.processRequest(id));
+  services.queue.start((id) => services.requests.processRequest(id));
   const { retentionDays, retentionSweepMinutes } = services.config;
   if (retentionDays > 0) {
     const stop = scheduleRetention(services.store.db, retentionDays, retentionSweepMinutes, logger);

@@ -116,3 +116,12 @@ export async function leaseHolders(db: Db): Promise<string[]> {
     .execute();
   return rows.map((r) => r.worker).filter((w): w is string => !!w);
 }
+
+/** Every job not finished, with its lease (the doctor's queue check). */
+export function pendingJobs(db: Db): Promise<Array<{ status: string; lease_until: string | null }>> {
+  return db
+    .selectFrom("jobs")
+    .select(["status", "lease_until"])
+    .where("status", "in", ["queued", "running"])
+    .execute();
+}

@@ -29,52 +29,8 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     minIdle: config.extractMinProcesses,
     idleMs: config.extractIdleMs,
   });
-  const limits = {
-    maxChars: config.extractMaxChars,
-    maxDepth: config.extractMaxDepth,
-    maxArchiveBytes: config.extractMaxArchiveBytes,
-    maxArchiveEntries: config.extractMaxArchiveEntries,
-    // The worker sets the OCR temp folder: the upload's own private folder.
-    ...(config.ocr
-      ? {
-          ocr: {
-            languages: config.ocrLanguages,
-            timeoutMs: config.ocrTimeoutMs,
-            maxPages: config.ocrMaxPages,
-            tmpDir: "",
-          },
-        }
-      : {}),
-    ...(config.tikaUrl ? { tika: { url: config.tikaUrl, timeoutMs: config.tikaTimeoutMs } } : {}),
-  };
-  // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
-  const workers = {
-    threads: config.extractWorkers,
-    minThreads: config.workerMinThreads,
-    idleMs: config.workerIdleMs,
-  };
-  const hasher = new FuzzyHasher({
-    ...workers,
-    timeoutMs: config.fuzzyTimeoutMs,
-    maxBytes: config.fuzzyMaxBytes,
-  });
-  const scanner = new IocScanner({ ...workers, timeoutMs: config.iocTimeoutMs });
-  // Fuzzy hashes start with the extraction (they read the file, not its text); indicators follow it.
-  const fuzzyOf = (file: UploadedFile, signal: AbortSignal) =>
-    hasher
-      .hash(file.path, file.size, signal)
-      .then((f) => (f.skipped ? { fuzzy_skipped: f.skipped } : { ssdeep: f.ssdeep, tlsh: f.tlsh }));
-  const iocsOf = (result: ExtractResult & { ok: true }, signal: AbortSignal) =>
-    scanner
-      .scan(
-        extractionParts({ content: result.content, title: result.title, extra: result.extra }),
-        iocOptions(config),
-        signal,
-      )
-      .catch((err: unknown) => {
-        if (err instanceof IocScanTimeout) return { error: "timeout" };
-        throw err;
-      });
+  const limits = extractLimits(config);
+  const { hasher, scanner, fuzzyOf, iocsOf } = createEnrichers(config);
   return {
     name: "extractor",
     url: "https://github.com/loupe-project/loupe/blob/main/docs/extraction.md",
@@ -133,6 +89,61 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       await Promise.all([pool.close(), hasher.close(), scanner.close()]);
     },
   };
+}
+
+/** What the sandboxed worker needs from the settings: its limits, OCR and Tika. */
+function extractLimits(config: FilesConfig): ExtractTask["limits"] {
+  return {
+    maxChars: config.extractMaxChars,
+    maxDepth: config.extractMaxDepth,
+    maxArchiveBytes: config.extractMaxArchiveBytes,
+    maxArchiveEntries: config.extractMaxArchiveEntries,
+    // The worker sets the OCR temp folder: the upload's own private folder.
+    ...(config.ocr
+      ? {
+          ocr: {
+            languages: config.ocrLanguages,
+            timeoutMs: config.ocrTimeoutMs,
+            maxPages: config.ocrMaxPages,
+            tmpDir: "",
+          },
+        }
+      : {}),
+    ...(config.tikaUrl ? { tika: { url: config.tikaUrl, timeoutMs: config.tikaTimeoutMs } } : {}),
+  };
+}
+
+/** The hashes and indicators added to each extraction, each computed in its own pool. */
+function createEnrichers(config: FilesConfig) {
+  // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
+  const workers = {
+    threads: config.extractWorkers,
+    minThreads: config.workerMinThreads,
+    idleMs: config.workerIdleMs,
+  };
+  const hasher = new FuzzyHasher({
+    ...workers,
+    timeoutMs: config.fuzzyTimeoutMs,
+    maxBytes: config.fuzzyMaxBytes,
+  });
+  const scanner = new IocScanner({ ...workers, timeoutMs: config.iocTimeoutMs });
+  // Fuzzy hashes start with the extraction (they read the file, not its text); indicators follow it.
+  const fuzzyOf = (file: UploadedFile, signal: AbortSignal) =>
+    hasher
+      .hash(file.path, file.size, signal)
+      .then((f) => (f.skipped ? { fuzzy_skipped: f.skipped } : { ssdeep: f.ssdeep, tlsh: f.tlsh }));
+  const iocsOf = (result: ExtractResult & { ok: true }, signal: AbortSignal) =>
+    scanner
+      .scan(
+        extractionParts({ content: result.content, title: result.title, extra: result.extra }),
+        iocOptions(config),
+        signal,
+      )
+      .catch((err: unknown) => {
+        if (err instanceof IocScanTimeout) return { error: "timeout" };
+        throw err;
+      });
+  return { hasher, scanner, fuzzyOf, iocsOf };
 }
 
 function asFailure(err: unknown, deadline: AbortSignal, timeoutMs: number): ProcessorFailure {

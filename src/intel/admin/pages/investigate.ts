@@ -9,7 +9,7 @@ import type { App } from "../../../common/http.ts";
 import { parseSubject } from "../../api/subject.ts";
 import { supports } from "../../connectors/registry.ts";
 import { SUPER_TYPES } from "../../domain/taxonomy.ts";
-import { askAbout, type LookupAnswer, VendorsFailed } from "../../services/lookups.ts";
+import { askAbout, type RequestAnswer, VendorsFailed } from "../../services/requests.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { vendorHint } from "../hints.ts";
 import { html, jsonScript } from "../html.ts";
@@ -28,7 +28,7 @@ const AskBody = Type.Object({
 });
 
 export function registerInvestigate(admin: App, deps: AdminDeps): void {
-  const { lookups, connectors, config } = deps.services;
+  const { requests, connectors, config } = deps.services;
 
   admin.get<{ Querystring: Partial<Record<"super_type" | "type" | "value", string>> }>(
     "/investigate",
@@ -97,7 +97,7 @@ ${jsonScript("taxonomy", taxonomy)}
     { config: { adminJson: true }, schema: { hide: true, body: AskBody } },
     async (req, reply) => {
       reply.header("cache-control", "no-store");
-      let answer: LookupAnswer;
+      let answer: RequestAnswer;
       try {
         answer = await askAbout(deps.services, parseSubject(req.body), {
           force: req.body.force ?? false,
@@ -123,7 +123,7 @@ ${jsonScript("taxonomy", taxonomy)}
     "/investigate/raw",
     { config: { adminJson: true }, schema: { hide: true, querystring: SubjectQuery } },
     async (req, reply) => {
-      const doc = await lookups.document(parseSubject(req.query), 1);
+      const doc = await requests.document(parseSubject(req.query), 1);
       if (!doc) throw notFound("Nothing stored for this subject yet: investigate it first.");
       return reply.header("cache-control", "no-store").send(doc);
     },

@@ -1,4 +1,4 @@
-/** Recent lookups: subject, status, each vendor's outcome and error, duration; filtered by status. */
+/** Recent requests: subject, status, each vendor's outcome and error, duration; filtered by status. */
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import type { SourceOutcome } from "../../domain/document.ts";

@@ -22,7 +22,7 @@ export function registerStatus(admin: App, deps: AdminDeps): void {
   ${tile("events", s.cached_events)}
 </div>
 <h2>Workers</h2>
-${s.workers.length ? html`<ul>${s.workers.map((w) => html`<li><code>${w.id}</code> ${w.status}</li>`)}</ul>` : html`<p class="bad">No worker has been seen recently: lookups stay queued until one runs (<code>./loupe intel worker</code>).</p>`}
+${s.workers.length ? html`<ul>${s.workers.map((w) => html`<li><code>${w.id}</code> ${w.status}</li>`)}</ul>` : html`<p class="bad">No worker has been seen recently: requests stay queued until one runs (<code>./loupe intel worker</code>).</p>`}
 <h2>Connectors</h2>
 <table><thead><tr><th>Connector</th><th>Vendor</th><th>State</th></tr></thead><tbody>
 ${services.connectors.map((c) => html`<tr><td><code>${c.id}</code></td><td>${c.vendor}</td><td>${usable.has(c.id) ? html`<span class="ok">usable</span>` : html`<a class="bad" href="${deps.prefix}/credentials#vendor-${c.id}">needs credentials</a>`}</td></tr>`)}

@@ -176,44 +176,49 @@ export interface Workbook {
   sheetNames: string[];
 }
 
-export function readWorkbook(stream: Buffer): Workbook {
-  const recs = records(stream);
-  if (recs[0]?.type !== R.BOF) throw new ParseFailure("the Workbook stream does not start with a BOF record");
-  let sst: string[] = [];
-  const sheetNames: string[] = [];
-  const sheets: Array<Map<number, Map<number, string>>> = [];
-  let sheet: Map<number, Map<number, string>> | null = null;
-  let biff8 = true;
-  let decoder = new TextDecoder("windows-1252");
-  let pendingFormula: [number, number] | null = null;
-  const formats = new Map<number, string>();
-  const xfFormats: number[] = [];
-  let date1904 = false;
+type Sheet = Map<number, Map<number, string>>;
+
+/** The state of one pass over the records: the workbook-wide tables, then the cells of each sheet. */
+class WorkbookReader {
+  sst: string[] = [];
+  readonly sheetNames: string[] = [];
+  readonly sheets: Sheet[] = [];
+  private sheet: Sheet | null = null;
+  private biff8 = true;
+  private decoder = new TextDecoder("windows-1252");
+  private pendingFormula: [number, number] | null = null;
+  private readonly formats = new Map<number, string>();
+  private readonly xfFormats: number[] = [];
+  private date1904 = false;
+
   /** A number as the cell shows it: dates as dates, everything else as the number. */
-  const numberAt = (data: Buffer, xfOffset: number, value: number) => {
-    const ifmt = xfFormats[data.readUInt16LE(xfOffset)];
+  private numberAt(data: Buffer, xfOffset: number, value: number): string {
+    const ifmt = this.xfFormats[data.readUInt16LE(xfOffset)];
     if (ifmt === undefined) return show(value);
-    const code = formats.get(ifmt);
+    const code = this.formats.get(ifmt);
     if (code !== undefined ? isDateFormat(code) : BUILTIN_DATE_FORMATS.has(ifmt))
-      return serialDate(value, date1904, code ?? (ifmt >= 18 && ifmt <= 22 ? "h:mm" : "d"));
+      return serialDate(value, this.date1904, code ?? (ifmt >= 18 && ifmt <= 22 ? "h:mm" : "d"));
     return show(value);
-  };
-  const put = (data: Buffer, value: string) => {
-    if (!sheet || data.length < 4) return;
+  }
+
+  private put(data: Buffer, value: string): void {
+    if (!this.sheet || data.length < 4) return;
     const row = data.readUInt16LE(0);
     const col = data.readUInt16LE(2);
-    const cells = sheet.get(row) ?? new Map<number, string>();
-    sheet.set(row, cells);
+    const cells = this.sheet.get(row) ?? new Map<number, string>();
+    this.sheet.set(row, cells);
     cells.set(col, value);
-  };
-  for (let i = 0; i < recs.length; i++) {
+  }
+
+  /** Reads the record at `i`; returns the index of the last record it consumed. */
+  record(recs: Record_[], i: number): number {
     const { type, data } = recs[i] as Record_;
     switch (type) {
       case R.BOF: {
-        biff8 = data.readUInt16LE(0) === 0x0600;
+        this.biff8 = data.readUInt16LE(0) === 0x0600;
         const kind = data.readUInt16LE(2);
-        sheet = kind === 0x0010 ? new Map() : null;
-        if (sheet) sheets.push(sheet);
+        this.sheet = kind === 0x0010 ? new Map() : null;
+        if (this.sheet) this.sheets.push(this.sheet);
         break;
       }
       case R.FILEPASS:
@@ -222,7 +227,7 @@ export function readWorkbook(stream: Buffer): Workbook {
         const cp = data.readUInt16LE(0);
         if (cp !== 1200) {
           try {
-            decoder = new TextDecoder(`windows-${cp}`);
+            this.decoder = new TextDecoder(`windows-${cp}`);
           } catch {
             // Keep Windows-1252.
           }
@@ -230,80 +235,99 @@ export function readWorkbook(stream: Buffer): Workbook {
         break;
       }
       case R.BOUNDSHEET:
-        if (biff8) {
-          const cch = data[6] ?? 0;
-          const wide = (data[7] ?? 0) & 1;
-          sheetNames.push(
-            wide
-              ? data.subarray(8, 8 + cch * 2).toString("utf16le")
-              : data.subarray(8, 8 + cch).toString("latin1"),
-          );
-        } else sheetNames.push(decoder.decode(data.subarray(7, 7 + (data[6] ?? 0))));
+        this.sheetNames.push(this.sheetName(data));
         break;
       case R.SST: {
         const segments = [data];
         while (recs[i + 1]?.type === R.CONTINUE) segments.push((recs[++i] as Record_).data);
-        sst = readSst(segments);
+        this.sst = readSst(segments);
         break;
       }
+      case R.FORMAT:
+        if (this.biff8 && data.length >= 5)
+          this.formats.set(data.readUInt16LE(0), unicodeString(data, 2, true, this.decoder));
+        break;
+      case R.XF:
+        if (data.length >= 4) this.xfFormats.push(data.readUInt16LE(2));
+        break;
+      case R.DATEMODE:
+        this.date1904 = data.length >= 2 && data.readUInt16LE(0) === 1;
+        break;
+      default:
+        this.cell(type, data);
+    }
+    return i;
+  }
+
+  private sheetName(data: Buffer): string {
+    if (!this.biff8) return this.decoder.decode(data.subarray(7, 7 + (data[6] ?? 0)));
+    const cch = data[6] ?? 0;
+    const wide = (data[7] ?? 0) & 1;
+    return wide
+      ? data.subarray(8, 8 + cch * 2).toString("utf16le")
+      : data.subarray(8, 8 + cch).toString("latin1");
+  }
+
+  /** The records that hold a cell's value. */
+  private cell(type: number, data: Buffer): void {
+    switch (type) {
       case R.LABELSST:
-        put(data, sst[data.readUInt32LE(6)] ?? "");
+        this.put(data, this.sst[data.readUInt32LE(6)] ?? "");
         break;
       case R.LABEL:
       case R.RSTRING:
-        put(data, unicodeString(data, 6, biff8, decoder));
-        break;
-      case R.FORMAT:
-        if (biff8 && data.length >= 5)
-          formats.set(data.readUInt16LE(0), unicodeString(data, 2, true, decoder));
-        break;
-      case R.XF:
-        if (data.length >= 4) xfFormats.push(data.readUInt16LE(2));
-        break;
-      case R.DATEMODE:
-        date1904 = data.length >= 2 && data.readUInt16LE(0) === 1;
+        this.put(data, unicodeString(data, 6, this.biff8, this.decoder));
         break;
       case R.NUMBER:
-        put(data, numberAt(data, 4, data.readDoubleLE(6)));
+        this.put(data, this.numberAt(data, 4, data.readDoubleLE(6)));
         break;
       case R.RK:
-        put(data, numberAt(data, 4, rkNumber(data.readUInt32LE(6))));
+        this.put(data, this.numberAt(data, 4, rkNumber(data.readUInt32LE(6))));
         break;
       case R.MULRK: {
         const row = data.readUInt16LE(0);
         const first = data.readUInt16LE(2);
         const count = Math.floor((data.length - 6) / 6);
         for (let k = 0; k < count; k++) {
-          const cell = Buffer.alloc(4);
-          cell.writeUInt16LE(row, 0);
-          cell.writeUInt16LE(first + k, 2);
-          put(cell, numberAt(data, 4 + k * 6, rkNumber(data.readUInt32LE(4 + k * 6 + 2))));
+          const value = this.numberAt(data, 4 + k * 6, rkNumber(data.readUInt32LE(4 + k * 6 + 2)));
+          this.put(cellAt(row, first + k), value);
         }
         break;
       }
       case R.BOOLERR:
-        if (data[7] === 0) put(data, data[6] ? "TRUE" : "FALSE");
+        if (data[7] === 0) this.put(data, data[6] ? "TRUE" : "FALSE");
         break;
       case R.FORMULA: {
         if (data.length < 14) break;
         const isSpecial = data.readUInt16LE(12) === 0xffff;
-        if (!isSpecial) put(data, numberAt(data, 4, data.readDoubleLE(6)));
-        else if (data[6] === 0) pendingFormula = [data.readUInt16LE(0), data.readUInt16LE(2)];
-        else if (data[6] === 1) put(data, data[8] ? "TRUE" : "FALSE");
+        if (!isSpecial) this.put(data, this.numberAt(data, 4, data.readDoubleLE(6)));
+        else if (data[6] === 0) this.pendingFormula = [data.readUInt16LE(0), data.readUInt16LE(2)];
+        else if (data[6] === 1) this.put(data, data[8] ? "TRUE" : "FALSE");
         break;
       }
       case R.STRING:
-        if (pendingFormula) {
-          const cell = Buffer.alloc(4);
-          cell.writeUInt16LE(pendingFormula[0], 0);
-          cell.writeUInt16LE(pendingFormula[1], 2);
-          put(cell, unicodeString(data, 0, biff8, decoder));
-          pendingFormula = null;
+        if (this.pendingFormula) {
+          this.put(
+            cellAt(this.pendingFormula[0], this.pendingFormula[1]),
+            unicodeString(data, 0, this.biff8, this.decoder),
+          );
+          this.pendingFormula = null;
         }
         break;
     }
   }
-  // Like XLSX and ODS: each sheet starts with its name, a row is one tab-separated line.
+}
+
+/** A four-byte row/column prefix, the shape `put` reads a cell's address from. */
+function cellAt(row: number, col: number): Buffer {
+  const cell = Buffer.alloc(4);
+  cell.writeUInt16LE(row, 0);
+  cell.writeUInt16LE(col, 2);
+  return cell;
+}
+
+/** Like XLSX and ODS: each sheet starts with its name, a row is one tab-separated line. */
+function sheetsText(sheets: Sheet[], sheetNames: string[]): string {
   const lines: string[] = [];
   for (const [index, s] of sheets.entries()) {
     lines.push(sheetNames[index] ?? "");
@@ -318,5 +342,13 @@ export function readWorkbook(stream: Buffer): Workbook {
     }
     lines.push("");
   }
-  return { text: lines.join("\n"), sheetNames };
+  return lines.join("\n");
+}
+
+export function readWorkbook(stream: Buffer): Workbook {
+  const recs = records(stream);
+  if (recs[0]?.type !== R.BOF) throw new ParseFailure("the Workbook stream does not start with a BOF record");
+  const reader = new WorkbookReader();
+  for (let i = 0; i < recs.length; i++) i = reader.record(recs, i);
+  return { text: sheetsText(reader.sheets, reader.sheetNames), sheetNames: reader.sheetNames };
 }

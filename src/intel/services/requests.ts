@@ -13,13 +13,13 @@ import type { IntelServices } from "./index.ts";
 
 export type { RequestsTable as RequestRecord };
 
-export type LookupAnswer =
+export type RequestAnswer =
   /** Stored data: the result document, already serialised (cached by graph version). */
   | { status: 200; json: Buffer }
   /** A request is under way: ask again after `retryAfterSeconds`. */
   | { status: 201; request: RequestsTable; location: string; retryAfterSeconds: number; asking: string[] };
 
-type Services = Pick<IntelServices, "lookups" | "connectors" | "store"> & {
+type Services = Pick<IntelServices, "requests" | "connectors" | "store"> & {
   config: Pick<IntelServices["config"], "retryAfterSeconds">;
 };
 
@@ -43,8 +43,8 @@ export async function askAbout(
   services: Services,
   subject: Subject,
   opts: { force: boolean; depth: number },
-): Promise<LookupAnswer> {
-  const outcome = await services.lookups.submit(subject, opts.force, opts.depth);
+): Promise<RequestAnswer> {
+  const outcome = await services.requests.submit(subject, opts.force, opts.depth);
   if (outcome.kind === "done") return { status: 200, json: outcome.json };
   if (outcome.kind === "failed") throw new VendorsFailed(outcome.request, outcome.errors);
   const withSets = await configuredVendors(services.store.db);
