@@ -17,6 +17,7 @@ import type { FilesConfig } from "./config.ts";
 import { sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
 import { createThumbnailPool } from "./converters/thumbnail-pool.ts";
 import { addAnalyzerComponents, addSharedComponents, nameOtherOperations } from "./openapi-names.ts";
+import { addAllRoute } from "./processors/all.ts";
 import { mandolinAliases } from "./processors/mandolin.ts";
 import {
   type EngineStatus,
@@ -75,6 +76,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     addSharedComponents(scope);
     for (const processor of processors) addProcessorRoute(scope, processor, limits);
     for (const alias of mandolinAliases(processors)) addProcessorRoute(scope, alias, limits);
+    addAllRoute(scope, processors, limits);
     addThumbnailRoute(scope, config, limits);
   });
 

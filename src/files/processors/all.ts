@@ -1,0 +1,176 @@
+/**
+ * `POST /analyzer/all`: every processor on one upload (one transfer, one temp file, hashes once),
+ * answered in Mandolin's Analysis shape with one entry per processor. Processors run side by side;
+ * rulematch runs by default only when a `rules` field is sent (otherwise it is left out), and iocs reuses the
+ * extractor's `extra.iocs` when both run, so the file is extracted once.
+ */
+import type { FastifyBaseLogger, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { badRequest, HttpError } from "../../common/errors.ts";
+import { type App, MULTIPART_BODY } from "../../common/http.ts";
+import { fastapiOperationId } from "../openapi-names.ts";
+import { receiveUpload, type UploadedFile, type UploadLimits } from "../upload.ts";
+import { entrySchema, FreeObject, type Processor, ProcessorFailure, resultSchema } from "./processor.ts";
+
+type Entry = {
+  success: boolean;
+  processor_name: string;
+  processor_url: string;
+  processor_description: string;
+  error: string | null;
+  error_short: string | null;
+  metadata: unknown;
+  analysis: unknown;
+  content?: string | null;
+};
+
+const ErrorSchema = Type.Object({ detail: Type.String(), code: Type.String() });
+
+/** The processors named in `raw` (comma-separated, as the query or form field), or all of them. */
+export function chooseProcessors(processors: Processor[], raw: string | undefined): Processor[] {
+  if (raw === undefined || raw.trim() === "") return processors;
+  const byName = new Map(processors.map((p) => [p.name, p]));
+  const chosen = new Set<Processor>();
+  for (const name of raw.split(",")) {
+    const p = byName.get(name.trim());
+    if (!p) {
+      const shown = name.trim().slice(0, 64);
+      throw badRequest(
+        "unknown_processor",
+        `Unknown processor "${shown}" in "processors"; choose among ${[...byName.keys()].join(", ")}.`,
+      );
+    }
+    chosen.add(p);
+  }
+  return processors.filter((p) => chosen.has(p));
+}
+
+function header(p: Processor) {
+  return { processor_name: p.name, processor_url: p.url, processor_description: p.description };
+}
+
+async function runOne(
+  p: Processor,
+  file: UploadedFile,
+  fields: Record<string, string>,
+  ctx: { log: FastifyBaseLogger; signal: AbortSignal },
+): Promise<Entry> {
+  try {
+    const out = await p.run(file, fields, ctx);
+    const ok = { ...header(p), success: true, error: null, error_short: null };
+    return { ...ok, metadata: out.metadata, analysis: out.analysis, content: out.content };
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    if (!(err instanceof ProcessorFailure))
+      ctx.log.error({ err, processor: p.name }, "processor failed unexpectedly");
+    const failure =
+      err instanceof ProcessorFailure
+        ? err
+        : new ProcessorFailure("internal_error", `The ${p.name} processor failed: ${String(err)}`);
+    const failed = { ...header(p), success: false, error: failure.message, error_short: failure.short };
+    return { ...failed, metadata: null, analysis: null };
+  }
+}
+
+/** The iocs entry from the extractor's own scan (default options), or null when it must run itself. */
+function iocsFromExtraction(iocs: Processor, extracted: Entry, fields: Record<string, string>): Entry | null {
+  if (!extracted.success || (fields.private ?? "false") !== "false") return null;
+  const analysis = extracted.analysis as { type?: string; extra?: { iocs?: { indicators?: unknown } } };
+  const done = analysis.extra?.iocs;
+  if (!done?.indicators) return null;
+  const metadata = { type: analysis.type ?? "application/octet-stream" };
+  return { ...header(iocs), success: true, error: null, error_short: null, metadata, analysis: done };
+}
+
+async function runAll(
+  chosen: Processor[],
+  file: UploadedFile,
+  fields: Record<string, string>,
+  ctx: { log: FastifyBaseLogger; signal: AbortSignal },
+): Promise<Entry[]> {
+  const extractor = chosen.find((p) => p.name === "extractor");
+  const iocs = chosen.find((p) => p.name === "iocs");
+  const others = chosen.filter((p) => p !== iocs);
+  const extracting = extractor ? runOne(extractor, file, fields, ctx) : undefined;
+  const pending = others.map((p) =>
+    p === extractor && extracting ? extracting : runOne(p, file, fields, ctx),
+  );
+  if (iocs) {
+    pending.push(
+      (async () => {
+        const reused = extracting ? iocsFromExtraction(iocs, await extracting, fields) : null;
+        return reused ?? runOne(iocs, file, fields, ctx);
+      })(),
+    );
+  }
+  const entries = await Promise.all(pending);
+  const order = new Map(chosen.map((p, i) => [p.name, i]));
+  return entries.sort((a, b) => (order.get(a.processor_name) ?? 0) - (order.get(b.processor_name) ?? 0));
+}
+
+function answer(entries: Entry[]) {
+  const failed = entries.filter((e) => !e.success).map((e) => e.processor_name);
+  const processors: Record<string, Entry> = {};
+  let content: string | null = null;
+  for (const { content: text, ...entry } of entries) {
+    processors[entry.processor_name] = entry;
+    if (entry.processor_name === "extractor" && typeof text === "string") content = text;
+  }
+  return {
+    success: failed.length === 0,
+    content,
+    error: failed.length === 0 ? null : `These processors failed: ${failed.join(", ")}.`,
+    error_short: failed.length === 0 ? null : "processor_failed",
+    processors,
+  };
+}
+
+/** Registers `POST /analyzer/all` over `processors` (the registry's, not Mandolin's aliases). */
+export function addAllRoute(app: App, processors: Processor[], limits: UploadLimits): void {
+  const fieldProps = Object.assign({}, ...processors.map((p) => p.fields.properties));
+  for (const key of Object.keys(fieldProps)) fieldProps[key] = Type.Optional(fieldProps[key]);
+  const processorsField = Type.String({
+    description: `Comma-separated processors to run (default: all; rulematch only with "rules"): ${processors.map((p) => p.name).join(", ")}.`,
+  });
+  const operationId = fastapiOperationId("analyze_with_all", "/analyzer/all", "POST");
+  app.addSchema({
+    ...Type.Object(
+      { file: Type.String({ format: "binary" }), processors: Type.Optional(processorsField), ...fieldProps },
+      { required: ["file"] },
+    ),
+    $id: `Body_${operationId}`,
+  });
+  app.addSchema({
+    ...resultSchema(entrySchema({ metadataSchema: FreeObject }, FreeObject)),
+    $id: "Analysis_AllResult_",
+  });
+  app.post(
+    "/analyzer/all",
+    {
+      schema: {
+        summary: "Every processor on one upload, one entry each",
+        operationId,
+        tags: ["analyzers"],
+        querystring: Type.Object({ processors: Type.Optional(processorsField) }),
+        [MULTIPART_BODY]: Type.Ref(`Body_${operationId}`),
+        response: { 200: Type.Ref("Analysis_AllResult_"), 400: ErrorSchema },
+      },
+    },
+    async (req: FastifyRequest<{ Querystring: { processors?: string } }>) => {
+      // Bad names in the query are refused before the upload is read.
+      if (req.query.processors !== undefined) chooseProcessors(processors, req.query.processors);
+      const upload = await receiveUpload(req, limits, {
+        hash: processors.some((p) => p.needsHashes !== false),
+      });
+      const named = upload.fields.processors ?? req.query.processors;
+      let chosen = chooseProcessors(processors, named);
+      // By default rulematch needs rules to mean anything; chosen by name, it refuses their absence.
+      const noRules = (upload.fields.rules ?? "").trim() === "";
+      if (noRules && !named?.trim()) chosen = chosen.filter((p) => p.name !== "rulematch");
+      const controller = new AbortController();
+      req.raw.once("close", () => controller.abort());
+      const { processors: _, ...fields } = upload.fields;
+      return answer(await runAll(chosen, upload.file, fields, { log: req.log, signal: controller.signal }));
+    },
+  );
+}
