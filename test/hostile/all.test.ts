@@ -13,7 +13,7 @@ import { zipOfZips } from "./extract-cases.ts";
 describe("hostile /analyzer/all on a real files process", () => {
   let server: RealProcess;
   before(async () => {
-    server = await startFilesProcess({ MAX_FIELD_SIZE: "1000000" });
+    server = await startFilesProcess({ MAX_FORM_FIELD_SIZE: "1000000" });
   });
   after(() => server.close());
 
