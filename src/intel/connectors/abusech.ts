@@ -1,4 +1,4 @@
-import { type EntityRef, VendorError } from "./types.ts";
+import { type EntityRef, type EventDraft, VendorError } from "./types.ts";
 
 export const auth = (c: Record<string, string>) => ({ "Auth-Key": c.api_key ?? "" });
 
@@ -21,3 +21,15 @@ export function readStatus(body: unknown, notFound: string[]): unknown {
 
 export const observable = (type: string) => ({ superType: "OBSERVABLE", type });
 export const threatRef = (name: string): EntityRef => ({ superType: "THREAT", type: "MALWARE", name });
+
+/** The abuse.ch sighting of a subject (first and last seen), when the vendor dated it. */
+export function sighting(
+  name: string,
+  first: string | undefined,
+  last: string | undefined,
+  involved: EntityRef,
+) {
+  const events: EventDraft[] = [];
+  if (first) events.push({ type: "HIT", name, firstSeen: first, lastSeen: last ?? first, involved });
+  return events;
+}

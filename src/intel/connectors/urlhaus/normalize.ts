@@ -3,7 +3,7 @@
  * hosts serving them, and for a payload hash the URLs that served it.
  */
 
-import { abuseDate, threatRef } from "../abusech.ts";
+import { abuseDate, sighting, threatRef } from "../abusech.ts";
 import { answerObject, objectsIn } from "../answer.ts";
 import { facts } from "../facts.ts";
 import {
@@ -142,15 +142,7 @@ export function normalizeUrlhausPayload(raw: unknown, subject: Subject): Fragmen
     entities.push({ ...url, attributes: facts({ url_status: u.url_status, file_name: u.filename }) });
     relations.push({ name: "delivers", from: url, to: root });
   }
-  const first = urlhausDate(r.firstseen);
-  if (first)
-    events.push({
-      type: "HIT",
-      name: "Seen by URLhaus",
-      firstSeen: first,
-      lastSeen: urlhausDate(r.lastseen) ?? first,
-      involved: root,
-    });
+  events.push(...sighting("Seen by URLhaus", urlhausDate(r.firstseen), urlhausDate(r.lastseen), root));
   return { entities, relations, events };
 }
 
