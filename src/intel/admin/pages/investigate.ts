@@ -28,7 +28,13 @@ const AskBody = Type.Object({
 });
 
 export function registerInvestigate(admin: App, deps: AdminDeps): void {
-  const { requests, connectors, config } = deps.services;
+  registerInvestigatePage(admin, deps);
+  registerInvestigateCalls(admin, deps);
+}
+
+/** The form, the progress line and the empty result sections the page's script fills. */
+function registerInvestigatePage(admin: App, deps: AdminDeps): void {
+  const { connectors, config } = deps.services;
 
   admin.get<{ Querystring: Partial<Record<"super_type" | "type" | "value", string>> }>(
     "/investigate",
@@ -90,6 +96,11 @@ ${jsonScript("taxonomy", taxonomy)}
       });
     },
   );
+}
+
+/** The page's JSON calls: Colander's protocol for a person (200, 201, 502), and the raw stored document. */
+function registerInvestigateCalls(admin: App, deps: AdminDeps): void {
+  const { requests } = deps.services;
 
   // Colander's call, for a person: the answer's HTTP status is the protocol's (200, 201, 502).
   admin.post(
