@@ -111,19 +111,19 @@ export function normalizeOtxActor(raw: unknown, subject: Subject): Fragment {
       entities.push(report);
       relations.push({ name: "documents", from: report, to: root });
     }
-    for (const family of p.malware_families ?? []) {
-      const name = family.display_name ?? family.id;
-      if (!name) continue;
-      const threat = { superType: "THREAT", type: "MALWARE", name };
-      entities.push(threat);
-      relations.push({ name: "uses", from: root, to: threat });
-    }
-    for (const attack of p.attack_ids ?? []) {
-      const name = attack.display_name ?? attack.id;
-      if (!name) continue;
-      const ttp = { superType: "TTP", type: "MITRE", name };
-      entities.push(ttp);
-      relations.push({ name: "uses", from: root, to: ttp });
+    const used = [
+      ...(p.malware_families ?? []).map((f) => ({
+        superType: "THREAT",
+        type: "MALWARE",
+        name: f.display_name ?? f.id,
+      })),
+      ...(p.attack_ids ?? []).map((a) => ({ superType: "TTP", type: "MITRE", name: a.display_name ?? a.id })),
+    ];
+    for (const ref of used) {
+      if (!ref.name) continue;
+      const named = { ...ref, name: ref.name };
+      entities.push(named);
+      relations.push({ name: "uses", from: root, to: named });
     }
   }
   return pulses.length ? { entities, relations, events: [] } : { entities: [], relations: [], events: [] };
