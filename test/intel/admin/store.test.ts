@@ -1,6 +1,6 @@
 /** The admin panel's queries on SQLite and PostgreSQL: users and keys, sessions, entity search, entity pages, requests. */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { beforeEach, describe, it } from "node:test";
 import {
   checkPassword,
   createToken,
@@ -12,7 +12,7 @@ import {
   setUserActive,
 } from "../../../src/intel/store/accounts.ts";
 import { entityDetail, recentRequests, searchEntities } from "../../../src/intel/store/browse.ts";
-import { openStore, type Store } from "../../../src/intel/store/db.ts";
+import type { Store } from "../../../src/intel/store/db.ts";
 import { findEntity, saveFragment } from "../../../src/intel/store/graph.ts";
 import {
   closeSession,
@@ -20,7 +20,7 @@ import {
   openSession,
   readSession,
 } from "../../../src/intel/store/sessions.ts";
-import { type DbKind, freshDatabase, postgresSkipReason } from "../../helpers/intel-server.ts";
+import { type DbKind, freshStoreForSuite, postgresSkipReason } from "../../helpers/intel-server.ts";
 
 const ip = (name: string) => ({ superType: "OBSERVABLE", type: "IPV4", name });
 const domain = (name: string) => ({ superType: "OBSERVABLE", type: "DOMAIN", name });
@@ -29,16 +29,10 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   describe(`admin panel queries on ${kind}`, {
     skip: kind === "postgres" ? await postgresSkipReason() : false,
   }, () => {
+    const suite = freshStoreForSuite(kind);
     let store: Store;
-    let drop: () => Promise<void>;
-    before(async () => {
-      const fresh = await freshDatabase(kind);
-      drop = fresh.drop;
-      store = await openStore(fresh.url);
-    });
-    after(async () => {
-      await store?.close();
-      await drop?.();
+    beforeEach(() => {
+      store = suite.store;
     });
 
     it("lists users with their active keys; deactivation and password resets take effect", async () => {

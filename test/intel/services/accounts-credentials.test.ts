@@ -1,6 +1,6 @@
 /** The account and credential rules every door (API, panel, CLI) shares, on SQLite and PostgreSQL. */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { beforeEach, describe, it } from "node:test";
 import { connectorById } from "../../../src/intel/connectors/registry.ts";
 import {
   AccountError,
@@ -17,9 +17,9 @@ import {
   usableConnectors,
 } from "../../../src/intel/services/credentials.ts";
 import { authenticateKey, checkPassword } from "../../../src/intel/store/accounts.ts";
-import { openStore, type Store } from "../../../src/intel/store/db.ts";
+import type { Store } from "../../../src/intel/store/db.ts";
 import { openSession, readSession } from "../../../src/intel/store/sessions.ts";
-import { type DbKind, freshDatabase, postgresSkipReason } from "../../helpers/intel-server.ts";
+import { type DbKind, freshStoreForSuite, postgresSkipReason } from "../../helpers/intel-server.ts";
 
 const vt = connectorById("virustotal")!;
 const misp = connectorById("misp")!;
@@ -42,16 +42,10 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   describe(`account and credential services on ${kind}`, {
     skip: kind === "postgres" ? await postgresSkipReason() : false,
   }, () => {
+    const suite = freshStoreForSuite(kind);
     let store: Store;
-    let drop: () => Promise<void>;
-    before(async () => {
-      const fresh = await freshDatabase(kind);
-      drop = fresh.drop;
-      store = await openStore(fresh.url);
-    });
-    after(async () => {
-      await store?.close();
-      await drop?.();
+    beforeEach(() => {
+      store = suite.store;
     });
 
     it("generates a password only when none is given, and checks a given one", async () => {
