@@ -5,25 +5,15 @@
  * generated code, then run.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
+import { generatedClientDriver } from "../helpers/generated-client.ts";
 import { freshDatabase, startIntelServer, type TestIntelServer } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
-
-const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-const CODEGEN = path.join(
-  path.dirname(require.resolve("openapi-typescript-codegen/package.json")),
-  "bin/index.js",
-);
-const TSC = path.join(path.dirname(require.resolve("typescript/package.json")), "bin/tsc");
 
 describe("a client generated from the intel /api/schema/", () => {
   let vt: FakeVendor;
@@ -54,34 +44,12 @@ describe("a client generated from the intel /api/schema/", () => {
       Object.values(p as object).map((o) => o.operationId),
     );
     assert.ok(ids.length >= 7 && ids.every((id) => typeof id === "string"), `operation ids: ${ids}`);
-    await writeFile(path.join(dir, "openapi.json"), JSON.stringify(spec));
-    await run(
-      process.execPath,
-      [CODEGEN, "-i", "openapi.json", "-o", "gen", "-c", "fetch", "--useUnionTypes"],
-      {
-        cwd: dir,
-      },
+    // biome-ignore lint/suspicious/noExplicitAny: the driver's summary is read loosely, as JSON.
+    const callAll = await generatedClientDriver<(url: string, key: string) => Promise<any>>(
+      dir,
+      spec,
+      new URL("./intel-client-driver.ts.txt", import.meta.url),
     );
-    const driver = await readFile(new URL("./intel-client-driver.ts.txt", import.meta.url), "utf8");
-    await writeFile(path.join(dir, "driver.ts"), driver);
-    const compilerOptions = {
-      strict: true,
-      module: "commonjs",
-      moduleResolution: "bundler",
-      target: "es2022",
-      lib: ["es2023", "dom"],
-      types: [],
-      outDir: "out",
-    };
-    await writeFile(
-      path.join(dir, "tsconfig.json"),
-      JSON.stringify({ compilerOptions, files: ["driver.ts"] }),
-    );
-    await run(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: dir }).catch((err) => {
-      assert.fail(`the generated client does not type-check:\n${err.stdout}${err.stderr}`);
-    });
-    await writeFile(path.join(dir, "out/package.json"), '{"type":"commonjs"}');
-    const { run: callAll } = require(path.join(dir, "out/driver.js"));
     const r = await callAll(server.url, server.key);
 
     assert.equal(r.firstStatus, "ENQUEUED");
