@@ -5,26 +5,17 @@
  * code) is type-checked strictly with the generated client by tsc before it runs.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { promisify } from "node:util";
 import sharp from "sharp";
 import { startTestClamd } from "../helpers/clamd.ts";
 import { startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
+import { generatedClientDriver } from "../helpers/generated-client.ts";
 import { json } from "../helpers/json.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
-const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-const CODEGEN = path.join(
-  path.dirname(require.resolve("openapi-typescript-codegen/package.json")),
-  "bin/index.js",
-);
-const TSC = path.join(path.dirname(require.resolve("typescript/package.json")), "bin/tsc");
 const RULES = 'rule spy { strings: $a = "pegasus" condition: $a }';
 
 /** Mandolin's operations as its document names them (and mandolin-python-client's methods). */
@@ -88,38 +79,15 @@ describe("a client generated from /openapi.json", { skip: skipUnlessCommands("cl
   });
 
   it("generates, type-checks and calls every operation", async () => {
-    await writeFile(path.join(dir, "openapi.json"), JSON.stringify(spec));
-    // The generator writes only below its working folder.
-    await run(
-      process.execPath,
-      [CODEGEN, "-i", "openapi.json", "-o", "gen", "-c", "fetch", "--useUnionTypes"],
-      {
-        cwd: dir,
-      },
+    // biome-ignore lint/suspicious/noExplicitAny: the driver's summary is read loosely, as JSON.
+    const callAll = await generatedClientDriver<(...args: any[]) => Promise<any>>(
+      dir,
+      spec,
+      new URL("./openapi-client-driver.ts.txt", import.meta.url),
     );
-    const driver = await readFile(new URL("./openapi-client-driver.ts.txt", import.meta.url), "utf8");
-    await writeFile(path.join(dir, "driver.ts"), driver);
-    const tsconfig = {
-      compilerOptions: {
-        strict: true,
-        module: "commonjs",
-        moduleResolution: "bundler",
-        target: "es2022",
-        lib: ["es2023", "dom"],
-        types: [],
-        outDir: "out",
-      },
-      files: ["driver.ts"],
-    };
-    await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
-    await run(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: dir }).catch((err) => {
-      assert.fail(`the generated client does not type-check:\n${err.stdout}${err.stderr}`);
-    });
-    await writeFile(path.join(dir, "out/package.json"), '{"type":"commonjs"}');
     const png = await sharp({ create: { width: 64, height: 32, channels: 3, background: "#224466" } })
       .png()
       .toBuffer();
-    const { run: callAll } = require(path.join(dir, "out/driver.js"));
     const results = await callAll(server.url, Buffer.from("field notes: pegasus seen\n"), png, RULES);
 
     assert.deepEqual(results.tika, { content: "field notes: pegasus seen", title: null, type: "text/plain" });
