@@ -10,6 +10,12 @@ export interface Extracted {
   extra: Record<string, Namespace>;
 }
 
+/** An extraction that knows which type it read the file as. */
+export type Typed = Extracted & { type: string };
+
+/** Extracts a nested file (archive entry, attachment, unpacked stream) one level deeper. */
+export type Recurse = (bytes: Buffer, name: string, depth: number) => Promise<Typed>;
+
 export interface ExtractLimits {
   maxChars: number;
   maxDepth: number;

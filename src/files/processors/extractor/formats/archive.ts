@@ -7,7 +7,7 @@
 import { gunzipSync } from "node:zlib";
 import { type Unzipped, unzipSync } from "fflate";
 import type { Limits } from "../budget.ts";
-import type { Extracted } from "../result.ts";
+import type { Extracted, Recurse } from "../result.ts";
 
 export interface ArchiveEntry {
   name: string;
@@ -90,8 +90,6 @@ export function gunzipLimited(bytes: Buffer, limits: Limits): { data: Buffer; tr
     throw err;
   }
 }
-
-type Recurse = (bytes: Buffer, name: string, depth: number) => Promise<Extracted & { type: string }>;
 
 /** Lists the entries and extracts the text of each one that can be read, one level deeper. */
 export async function describeArchive(

@@ -4,10 +4,8 @@
  * by its whole header block (as mail servers save it, trace headers first), not by a first line.
  */
 import { simpleParser } from "mailparser";
-import type { Extracted, ExtractLimits } from "../result.ts";
+import type { Extracted, ExtractLimits, Recurse } from "../result.ts";
 import { htmlToText } from "./html.ts";
-
-type Recurse = (bytes: Buffer, name: string, depth: number) => Promise<Extracted & { type: string }>;
 
 const addresses = (v: unknown): string | undefined => {
   if (!v) return undefined;

@@ -7,14 +7,12 @@ import { TextDecoder } from "node:util";
 import { decompressRTF } from "@kenjiuno/decompressrtf";
 import msgreader, { type FieldsData } from "@kenjiuno/msgreader";
 import { deEncapsulateSync } from "rtf-stream-parser";
-import { type Extracted, type ExtractLimits, isoDate, ParseFailure } from "../result.ts";
+import { type Extracted, type ExtractLimits, isoDate, ParseFailure, type Recurse } from "../result.ts";
 import { htmlToText } from "./html.ts";
 import { extractRtf, isRtf } from "./rtf.ts";
 
 // The package is CommonJS: its class is the `default` property of the module.
 const MsgReader = msgreader.default;
-
-type Recurse = (bytes: Buffer, name: string, depth: number) => Promise<Extracted & { type: string }>;
 
 const person = (name?: string, email?: string) =>
   name && email && name !== email ? `"${name}" <${email}>` : email || name || undefined;

@@ -7,7 +7,7 @@
 import * as CFB from "cfb";
 import WordExtractor from "word-extractor";
 import type { Limits } from "../budget.ts";
-import { type Extracted, normaliseWhitespace, ParseFailure } from "../result.ts";
+import { type Extracted, normaliseWhitespace, ParseFailure, type Recurse, type Typed } from "../result.ts";
 import { type ArchiveEntry, describeArchive } from "./archive.ts";
 import { printableStrings } from "./binary.ts";
 import { extractMsg } from "./msg.ts";
@@ -15,8 +15,6 @@ import { embeddedObjects, hasMacros } from "./ole-embedded.ts";
 import { summaryMetadata } from "./ole-properties.ts";
 import { readPresentation } from "./ppt.ts";
 import { readWorkbook } from "./xls.ts";
-
-type Recurse = (bytes: Buffer, name: string, depth: number) => Promise<Extracted & { type: string }>;
 
 export const OLE_TYPES = {
   doc: "application/msword",
@@ -50,7 +48,7 @@ export async function extractOle(
   depth: number,
   limits: Limits,
   recurse: Recurse,
-): Promise<Extracted & { type: string }> {
+): Promise<Typed> {
   let container: CFB.CFB$Container;
   try {
     container = CFB.read(bytes, { type: "buffer" });
@@ -89,11 +87,7 @@ export async function extractOle(
   return withEmbedded(result, container, depth, limits, recurse);
 }
 
-type WithMetadata = (
-  type: string,
-  text: string,
-  office?: Record<string, unknown>,
-) => Extracted & { type: string };
+type WithMetadata = (type: string, text: string, office?: Record<string, unknown>) => Typed;
 
 async function readOffice(
   container: CFB.CFB$Container,
@@ -101,7 +95,7 @@ async function readOffice(
   names: Set<string>,
   withMetadata: WithMetadata,
   limits: Limits,
-): Promise<Extracted & { type: string }> {
+): Promise<Typed> {
   if (names.has("WordDocument")) {
     let doc: Awaited<ReturnType<WordExtractor["extract"]>>;
     try {
@@ -138,12 +132,12 @@ async function readOffice(
 
 /** Adds the embedded objects (listed, their text read one level deeper) and the macro flag. */
 async function withEmbedded(
-  result: Extracted & { type: string },
+  result: Typed,
   container: CFB.CFB$Container,
   depth: number,
   limits: Limits,
   recurse: Recurse,
-): Promise<Extracted & { type: string }> {
+): Promise<Typed> {
   const objects = embeddedObjects(container);
   const macros = hasMacros(container);
   if (objects.length === 0 && !macros) return result;
