@@ -184,7 +184,8 @@ const ExportQuery = Type.Object({
   format: Type.Optional(
     Type.Enum([...EXPORT_FORMATS], {
       description:
-        "Answer with the request's result in this format instead of its status: `stix` (a STIX 2.1 bundle). " +
+        "Answer with the request's result in this format instead of its status: `stix` (a STIX 2.1 bundle), " +
+        "`misp` (a MISP event). " +
         "409 until the request has SUCCEEDED.",
     }),
   ),

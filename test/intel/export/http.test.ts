@@ -15,6 +15,7 @@ import {
   type TestIntelServer,
 } from "../../helpers/intel-server.ts";
 import { json } from "../../helpers/json.ts";
+import { mispProblems } from "../../helpers/misp-validator.ts";
 import { stixProblems } from "../../helpers/stix-validator.ts";
 
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
@@ -74,6 +75,18 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.deepEqual(identities.map((o: { name: string }) => o.name).sort(), ["Loupe", "VirusTotal"]);
     });
 
+    it("answers the MISP event of the request", async () => {
+      const res = await server.api(`/api/request/${requestId}/?format=misp`);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+      const doc = await json(res);
+      assert.deepEqual(mispProblems(doc), []);
+      const file = doc.Event.Object.find((o: { name: string }) => o.name === "file");
+      assert.ok(
+        file.Attribute.some((a: { type: string; value: string }) => a.type === "md5" && a.value === MD5),
+      );
+    });
+
     it("still answers the request's status without a format", async () => {
       const res = await json(await server.api(`/api/request/${requestId}/`));
       assert.equal(res.status, "SUCCEEDED");
@@ -95,7 +108,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         else await res.arrayBuffer();
       }
       const pdf = await json(await server.api(`/api/request/${requestId}/?format=pdf`));
-      assert.match(pdf.detail, /format must be one of: stix/);
+      assert.match(pdf.detail, /format must be one of: stix, misp/);
       const missing = await server.api("/api/request/00000000-0000-4000-8000-000000000000/?format=stix");
       assert.equal(missing.status, 404);
       assert.equal((await server.api(`/api/request/${requestId}/?format=stix`)).status, 200);

@@ -85,3 +85,38 @@ export function strictestTlp(values: Array<string | null | undefined>): string |
   const known = values.map(tlpLevel).filter((v): v is string => v !== undefined);
   return known.sort((a, b) => TLP_ORDER.indexOf(b) - TLP_ORDER.indexOf(a))[0];
 }
+
+/** Event types that say an observable was seen doing harm. */
+export const DETECTION_EVENTS = new Set([
+  "AV_DETECTION",
+  "HIT",
+  "ALERT",
+  "INFECTION",
+  "COMPROMISE",
+  "ATTACK",
+  "TARGETED_ATTACK",
+]);
+
+/** Super types of what does harm (malware, actors, techniques). */
+const THREAT_SUPER_TYPES = new Set(["THREAT", "ACTOR", "TTP"]);
+
+/**
+ * The observables the graph ties to harm: related to a threat, an actor or a technique, or the
+ * subject of a detection. They become STIX indicators and MISP `to_ids` attributes.
+ */
+export function harmfulObservables(graph: ExportGraph): Set<string> {
+  const byId = new Map(graph.entities.map((e) => [e.id, e]));
+  const harmful = new Set<string>();
+  for (const r of graph.relations) {
+    const [from, to] = [byId.get(r.obj_from), byId.get(r.obj_to)];
+    if (!from || !to) continue;
+    if (superTypeOf(from) === "OBSERVABLE" && THREAT_SUPER_TYPES.has(superTypeOf(to))) harmful.add(from.id);
+    if (superTypeOf(to) === "OBSERVABLE" && THREAT_SUPER_TYPES.has(superTypeOf(from))) harmful.add(to.id);
+  }
+  for (const ev of graph.events) {
+    const involved = byId.get(ev.involved_entity);
+    if (involved && superTypeOf(involved) === "OBSERVABLE" && DETECTION_EVENTS.has(ev.type.short_name))
+      harmful.add(involved.id);
+  }
+  return harmful;
+}

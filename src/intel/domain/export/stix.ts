@@ -7,6 +7,7 @@
  */
 import type { ResultDocument } from "../requests.ts";
 import {
+  DETECTION_EVENTS,
   type ExportEntity,
   type ExportEvent,
   type ExportGraph,
@@ -232,16 +233,6 @@ function addRelationships(b: BundleBuilder, graph: ExportGraph, nodes: Map<strin
   }
 }
 
-/** Event types that say an observable was seen doing harm. */
-const DETECTION_EVENTS = new Set([
-  "AV_DETECTION",
-  "HIT",
-  "ALERT",
-  "INFECTION",
-  "COMPROMISE",
-  "ATTACK",
-  "TARGETED_ATTACK",
-]);
 const THREAT_OBJECTS = new Set(["malware", "threat-actor", "attack-pattern"]);
 
 /** Indicators for the observables tied to a threat or a detection; returns node id → indicator id. */
