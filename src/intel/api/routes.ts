@@ -185,7 +185,7 @@ const ExportQuery = Type.Object({
     Type.Enum([...EXPORT_FORMATS], {
       description:
         "Answer with the request's result in this format instead of its status: `stix` (a STIX 2.1 bundle), " +
-        "`misp` (a MISP event). " +
+        "`misp` (a MISP event), `colander` (a Colander feed). " +
         "409 until the request has SUCCEEDED.",
     }),
   ),

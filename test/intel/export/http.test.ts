@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { addCredentials } from "../../../src/intel/store/credentials.ts";
+import { colanderProblems } from "../../helpers/colander-validator.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../../helpers/fake-virustotal.ts";
 import {
   type DbKind,
@@ -87,6 +88,15 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       );
     });
 
+    it("answers the Colander feed of the request", async () => {
+      const res = await server.api(`/api/request/${requestId}/?format=colander`);
+      assert.equal(res.status, 200);
+      const feed = await json(res);
+      assert.deepEqual(colanderProblems(feed), []);
+      const root = Object.values(feed.entities).find((e) => (e as { name: string }).name === MD5);
+      assert.equal((root as { colander_internal_type: string }).colander_internal_type, "observable");
+    });
+
     it("still answers the request's status without a format", async () => {
       const res = await json(await server.api(`/api/request/${requestId}/`));
       assert.equal(res.status, "SUCCEEDED");
@@ -108,7 +118,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         else await res.arrayBuffer();
       }
       const pdf = await json(await server.api(`/api/request/${requestId}/?format=pdf`));
-      assert.match(pdf.detail, /format must be one of: stix, misp/);
+      assert.match(pdf.detail, /format must be one of: stix, misp, colander/);
       const missing = await server.api("/api/request/00000000-0000-4000-8000-000000000000/?format=stix");
       assert.equal(missing.status, 404);
       assert.equal((await server.api(`/api/request/${requestId}/?format=stix`)).status, 200);

@@ -34,3 +34,12 @@ export const LOUPE_NAMESPACE = "6c6f7570-652d-4578-a06f-727473000001";
 
 /** A stable id for anything Loupe names: a kind and the parts that make it what it is. */
 export const loupeUuid = (...parts: string[]): string => uuidV5(LOUPE_NAMESPACE, canonicalJson(parts));
+
+/**
+ * A stable id shaped as a version 4 UUID, for formats whose readers accept only version 4
+ * (Colander's models): a name-based UUID whose version bits say 4.
+ */
+export function stableUuidV4(...parts: string[]): string {
+  const id = loupeUuid(...parts);
+  return `${id.slice(0, 14)}4${id.slice(15)}`;
+}
