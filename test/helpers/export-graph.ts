@@ -84,24 +84,28 @@ function event(type: string, name: string, involved: EntitiesTable, vendor: stri
   };
 }
 
-export function richDocument(): ResultDocument {
-  const root = entity("OBSERVABLE", "SHA256", RICH.sha256, {
+/** The rich document; `values` replaces some names (hostile-input tests). */
+export function richDocument(values: Partial<typeof RICH> = {}, description = ""): ResultDocument {
+  const v = { ...RICH, ...values };
+  const root = entity("OBSERVABLE", "SHA256", v.sha256, {
     tlp: "AMBER",
     pap: "GREEN",
     description: "EICAR test file",
-    source_url: `https://www.virustotal.com/gui/file/${RICH.sha256}`,
+    source_url: `https://www.virustotal.com/gui/file/${v.sha256}`,
     attributes: JSON.stringify({ source_vendor: "malwarebazaar,virustotal", vt_score: "61/76" }),
   });
-  const sha1 = entity("OBSERVABLE", "SHA1", RICH.sha1);
-  const md5 = entity("OBSERVABLE", "MD5", RICH.md5, { tlp: "GREEN" });
-  const domain = entity("OBSERVABLE", "DOMAIN", RICH.domain, { tlp: "RED", pap: "RED" });
-  const ip = entity("OBSERVABLE", "IPV4", RICH.ip);
-  const url = entity("OBSERVABLE", "URL", RICH.url, { vendors: "urlhaus" });
-  const malware = entity("THREAT", "TROJAN", RICH.malware, { description: "Banking trojan turned loader" });
-  const actor = entity("ACTOR", "THREAT_ACTOR", RICH.actor, { vendors: "otx" });
-  const cve = entity("OBSERVABLE", "CVE", RICH.cve, { vendors: "vulnlookup" });
-  const technique = entity("TTP", "MITRE", RICH.technique, { vendors: "otx" });
-  const phone = entity("OBSERVABLE", "PHONE", RICH.phone);
+  const sha1 = entity("OBSERVABLE", "SHA1", v.sha1);
+  const md5 = entity("OBSERVABLE", "MD5", v.md5, { tlp: "GREEN" });
+  const domain = entity("OBSERVABLE", "DOMAIN", v.domain, { tlp: "RED", pap: "RED" });
+  const ip = entity("OBSERVABLE", "IPV4", v.ip);
+  const url = entity("OBSERVABLE", "URL", v.url, { vendors: "urlhaus" });
+  const malware = entity("THREAT", "TROJAN", v.malware, {
+    description: description || "Banking trojan turned loader",
+  });
+  const actor = entity("ACTOR", "THREAT_ACTOR", v.actor, { vendors: "otx" });
+  const cve = entity("OBSERVABLE", "CVE", v.cve, { vendors: "vulnlookup" });
+  const technique = entity("TTP", "MITRE", v.technique, { vendors: "otx" });
+  const phone = entity("OBSERVABLE", "PHONE", v.phone);
   return buildDocument(
     {
       root,
@@ -120,7 +124,7 @@ export function richDocument(): ResultDocument {
       ],
       events: [
         event("AV_DETECTION", "Kaspersky: EICAR-Test-File", root, "virustotal", 61),
-        event("PASSIVE_DNS", `${RICH.domain} → ${RICH.ip}`, domain, "virustotal", 0),
+        event("PASSIVE_DNS", `${v.domain} → ${v.ip}`, domain, "virustotal", 0),
         event("HIT", "Emotet campaign", malware, "otx"),
         event("HIT", "URL online", url, "urlhaus", 5),
       ],

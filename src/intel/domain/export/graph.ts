@@ -3,6 +3,7 @@
  * that spoke, and the hashes that name one file. Each export format is a pure function of this.
  */
 import type { ResultDocument } from "../requests.ts";
+import { checkValue, findType } from "../taxonomy.ts";
 
 export type ExportEntity = ResultDocument["root_entity"];
 export type ExportEvent = ResultDocument["events"][number];
@@ -26,8 +27,18 @@ export const typeOf = (e: ExportEntity) => e.type.short_name;
 export const vendorsOf = (attributes: Record<string, string>): string[] =>
   (attributes.source_vendor ?? "").split(",").filter(Boolean);
 
+/**
+ * Whether an observable's value is one of its type (vendors name neighbours as they like): an
+ * export never carries "an IPv4" that is not one. Other entities are names, always kept.
+ */
+function wellFormed(e: ExportEntity): boolean {
+  if (superTypeOf(e) !== "OBSERVABLE") return true;
+  const type = findType(superTypeOf(e), typeOf(e));
+  return type !== undefined && "value" in checkValue(type, e.name);
+}
+
 export function exportGraph(doc: ResultDocument): ExportGraph {
-  const entities = [doc.root_entity, ...doc.entities];
+  const entities = [doc.root_entity, ...doc.entities.filter(wellFormed)];
   const events = [...doc.events, ...doc.neighbour_events];
   const vendors = new Set(Object.keys(doc.sources));
   for (const item of [...entities, ...events, ...doc.relations])

@@ -92,7 +92,8 @@ const OBSERVABLES: Record<string, (value: string) => Sco | undefined> = {
   CIDR: (v) => valued(v.includes(":") ? "ipv6-addr" : "ipv4-addr", v),
   DOMAIN: (v) => valued("domain-name", v),
   HOSTNAME: (v) => valued("domain-name", v),
-  URL: (v) => valued("url", v),
+  // STIX's url is an absolute URL; vendors' "URLs" are not always one.
+  URL: (v) => (URL.canParse(v) ? valued("url", v) : undefined),
   EMAIL: (v) => valued("email-addr", v),
   MAC: macAddress,
   ASN: autonomousSystem,
