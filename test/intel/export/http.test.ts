@@ -124,6 +124,26 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal((await server.api(`/api/request/${requestId}/?format=stix`)).status, 200);
     });
 
+    it("answers 409 request_not_succeeded for a request that FAILED", async () => {
+      vt.failWith = 500;
+      try {
+        const other = { ...subject(true), value: "0123456789abcdef0123456789abcdef" };
+        const first = await json(
+          await server.api("/api/request/", { method: "POST", body: JSON.stringify(other) }),
+        );
+        assert.equal((await pollUntilDone(server, { ...other, force: false })).status, 502);
+        const res = await server.api(`/api/request/${first.id}/?format=misp`);
+        assert.equal(res.status, 409);
+        assert.deepEqual(await json(res), {
+          code: "request_not_succeeded",
+          detail: `Request ${first.id} ended FAILED: there is no result to export.`,
+          status: "FAILED",
+        });
+      } finally {
+        vt.failWith = null;
+      }
+    });
+
     it("needs a key", async () => {
       assert.equal((await fetch(`${server.url}/api/request/${requestId}/?format=stix`)).status, 401);
     });
