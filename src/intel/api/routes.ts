@@ -6,10 +6,12 @@ import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { superTypeJson, typeJson } from "../domain/document.ts";
+import { EXPORT_FORMATS } from "../domain/export/index.ts";
 import type { Requests } from "../domain/requests.ts";
 import { vendorErrors } from "../domain/requests.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
+import { exportRequest } from "../services/exports.ts";
 import type { IntelServices } from "../services/index.ts";
 import { askAbout, type RequestRecord } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
@@ -178,7 +180,26 @@ function registerAsk(app: App, deps: ApiDeps): void {
   );
 }
 
-/** `GET /api/request/<id>/`: one request's status and per-vendor outcome. */
+const ExportQuery = Type.Object({
+  format: Type.Optional(
+    Type.Enum([...EXPORT_FORMATS], {
+      description:
+        "Answer with the request's result in this format instead of its status: `stix` (a STIX 2.1 bundle), " +
+        "`misp` (a MISP event), `colander` (a Colander feed). " +
+        "409 until the request has SUCCEEDED.",
+    }),
+  ),
+  depth: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 3,
+      default: 1,
+      description: "With `format`: how far from the subject the export reaches",
+    }),
+  ),
+});
+
+/** `GET /api/request/<id>/`: one request's status and per-vendor outcome, or its result exported. */
 function registerRequestStatus(app: App, deps: ApiDeps): void {
   const { requests } = deps;
   app.get(
@@ -187,11 +208,17 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
       schema: {
         tags,
         operationId: "get_request",
-        summary: "A request's status and per-vendor outcome",
+        summary: "A request's status and per-vendor outcome; with `format`, its result exported (STIX…)",
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        querystring: ExportQuery,
       },
     },
-    async (req) => {
+    async (req, reply) => {
+      const { format, depth } = req.query;
+      if (format) {
+        const exported = await exportRequest(deps, req.params.id, format, depth ?? 1);
+        return reply.type(exported.contentType).send(JSON.stringify(exported.body));
+      }
       const r = await requests.getRequest(req.params.id);
       if (!r) throw notFound(`No request ${req.params.id}.`);
       return {

@@ -1,0 +1,104 @@
+/** The MISP export as a pure function: a rich graph, checked against the MISP core format and by meaning. */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { toMispEvent } from "../../../src/intel/domain/export/misp.ts";
+import { RICH, richDocument } from "../../helpers/export-graph.ts";
+import type { Json } from "../../helpers/json.ts";
+import { mispProblems } from "../../helpers/misp-validator.ts";
+
+const ctx = { vendorNames: {} };
+const event: Json = toMispEvent(richDocument(), ctx).Event;
+const attribute = (value: string): Json => event.Attribute.find((a: Json) => a.value === value);
+const object = (name: string): Json => event.Object.find((o: Json) => o.name === name);
+const tags = (x: Json) => x.Tag.map((t: Json) => t.name).sort();
+
+describe("MISP export", () => {
+  it("follows the MISP core format: schema, category-type pairs and the draft's MUSTs", () => {
+    assert.deepEqual(mispProblems({ Event: event }), []);
+  });
+
+  it("is checked by a validator that does refuse broken events", () => {
+    const broken = structuredClone({ Event: event });
+    broken.Event.Attribute[0].category = "Person";
+    broken.Event.Object[0].ObjectReference.push({ ...broken.Event.Object[1].ObjectReference[0] });
+    broken.Event.Attribute[1].colour = "red";
+    const problems = mispProblems(broken).join("\n");
+    assert.match(problems, /Person\/.* is not a valid pair/);
+    assert.match(problems, /a reference from another object/);
+    assert.match(problems, /additionalProperties/);
+  });
+
+  it("is deterministic", () => {
+    assert.deepEqual(toMispEvent(richDocument(), ctx).Event, event);
+  });
+
+  it("makes one file object of the three hashes, flagged for detection", () => {
+    const file = object("file");
+    assert.equal(file.template_uuid, "688c46fb-5edb-40a3-8273-1af7923e2215");
+    const hashes = Object.fromEntries(file.Attribute.map((a: Json) => [a.object_relation, a.value]));
+    assert.deepEqual(hashes, { md5: RICH.md5, sha1: RICH.sha1, sha256: RICH.sha256 });
+    assert.ok(file.Attribute.every((a: Json) => a.to_ids === true && a.category === "Payload delivery"));
+    assert.equal(attribute(RICH.sha256), undefined, "hashes live in the object only");
+  });
+
+  it("makes a domain-ip object of the domain and the address it resolves to", () => {
+    const domainIp = object("domain-ip");
+    const members = domainIp.Attribute.map((a: Json) => `${a.object_relation}:${a.type}:${a.value}`).sort();
+    assert.deepEqual(members, [`domain:domain:${RICH.domain}`, `ip:ip-dst:${RICH.ip}`]);
+  });
+
+  it("keeps the other observables as attributes with MISP types", () => {
+    assert.equal(attribute(RICH.url).type, "url");
+    assert.equal(attribute(RICH.cve).type, "vulnerability");
+    assert.equal(attribute(RICH.cve).category, "External analysis");
+    assert.equal(attribute(RICH.phone).type, "phone-number");
+    assert.equal(attribute(RICH.phone).to_ids, false);
+  });
+
+  it("references from the file object to the domain-ip object it contacts", () => {
+    const [file, domainIp] = [object("file"), object("domain-ip")];
+    const contacts = file.ObjectReference.find((r: Json) => r.relationship_type === "contacts");
+    assert.equal(contacts.referenced_uuid, domainIp.uuid);
+  });
+
+  it("carries TLP and PAP as taxonomy tags, per attribute and on the event", () => {
+    assert.deepEqual(tags(event), [
+      "PAP:GREEN",
+      'loupe:source="malwarebazaar"',
+      'loupe:source="otx"',
+      'loupe:source="urlhaus"',
+      'loupe:source="virustotal"',
+      'loupe:source="vulnlookup"',
+      'misp-galaxy:malpedia="Emotet"',
+      'misp-galaxy:mitre-attack-pattern="PowerShell - T1059.001"',
+      'misp-galaxy:threat-actor="TA542"',
+      "tlp:amber",
+    ]);
+    const domain = object("domain-ip").Attribute.find((a: Json) => a.object_relation === "domain");
+    assert.deepEqual(tags(domain), ["PAP:RED", "tlp:red"]);
+    assert.deepEqual(tags(attribute(RICH.phone)), ["PAP:CLEAR", "tlp:clear"]);
+  });
+
+  it("puts malware, actors and techniques in MISP's galaxies", () => {
+    const types = event.Galaxy.map(
+      (g: Json) => `${g.type}:${g.GalaxyCluster.map((c: Json) => c.value)}`,
+    ).sort();
+    assert.deepEqual(types, [
+      "malpedia:Emotet",
+      "mitre-attack-pattern:PowerShell - T1059.001",
+      "threat-actor:TA542",
+    ]);
+    const malpedia = event.Galaxy.find((g: Json) => g.type === "malpedia");
+    assert.equal(malpedia.uuid, "1d1c9af9-37fa-4deb-a928-f9b0abc7354a");
+    assert.equal(malpedia.GalaxyCluster[0].description, "Banking trojan turned loader");
+  });
+
+  it("turns events into sightings with first and last seen", () => {
+    const sha256 = object("file").Attribute.find((a: Json) => a.type === "sha256");
+    assert.equal(sha256.Sighting.length, 1);
+    assert.equal(sha256.Sighting[0].source, "virustotal");
+    assert.equal(sha256.Sighting[0].date_sighting, String(Date.parse("2026-10-20T00:00:00Z") / 1000));
+    assert.equal(sha256.first_seen, "2026-10-01T00:00:00.000Z");
+    assert.equal(attribute(RICH.url).Sighting[0].source, "urlhaus");
+  });
+});
