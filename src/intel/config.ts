@@ -1,4 +1,12 @@
-import { httpUrl, integer, optionalText, readSettings, text } from "../common/settings.ts";
+import {
+  ConfigError,
+  httpUrl,
+  integer,
+  oneOf,
+  optionalText,
+  readSettings,
+  text,
+} from "../common/settings.ts";
 
 /** Settings of the intel service (docs/configuration.md lists them). */
 export const intelSettings = {
@@ -110,6 +118,30 @@ export const intelSettings = {
       min: 1000,
     },
   ),
+  quotaPolicy: oneOf(
+    "INTEL_QUOTA_POLICY",
+    "wait",
+    "When a vendor's quota is used up: wait (up to INTEL_QUOTA_MAX_WAIT_SECONDS) for a slot, or skip the vendor (outcome quota_exhausted).",
+    ["wait", "skip"],
+  ),
+  quotaMaxWaitSeconds: integer(
+    "INTEL_QUOTA_MAX_WAIT_SECONDS",
+    120,
+    "Longest a lookup waits for a vendor's quota under the wait policy; past it the vendor is skipped (quota_exhausted).",
+    { min: 0, max: 3600 },
+  ),
+  quotaMinuteSeconds: integer(
+    "INTEL_QUOTA_MINUTE_SECONDS",
+    60,
+    "Length of the window of the per-minute quotas (sliding). Shorter only for tests.",
+    { min: 1, max: 3600 },
+  ),
+  quotaDaySeconds: integer(
+    "INTEL_QUOTA_DAY_SECONDS",
+    86_400,
+    "Length of the window of the per-day quotas (sliding). Shorter only for tests.",
+    { min: 1, max: 7 * 86_400 },
+  ),
   // Bounds on what one API key can make the service do and store (docs/security.md).
   keyRateLimitPerMinute: integer(
     "INTEL_KEY_RATE_LIMIT_PER_MINUTE",
@@ -134,7 +166,43 @@ export const intelSettings = {
 export type IntelConfig = ReturnType<typeof readIntelConfig>;
 
 export function readIntelConfig(env: NodeJS.ProcessEnv = process.env) {
-  return { ...readSettings(intelSettings, env), vendorUrls: vendorUrlOverrides(env) };
+  const settings = readSettings(intelSettings, env);
+  if (settings.quotaMinuteSeconds > settings.quotaDaySeconds)
+    throw new ConfigError(["INTEL_QUOTA_MINUTE_SECONDS must not be longer than INTEL_QUOTA_DAY_SECONDS"]);
+  return { ...settings, vendorUrls: vendorUrlOverrides(env), vendorQuotas: vendorQuotaOverrides(env) };
+}
+
+/** A vendor's quota as INTEL_VENDOR_QUOTA_<ID> sets it: each limit a count or null (none). */
+export interface VendorQuotaOverride {
+  perMinute: number | null;
+  perDay: number | null;
+  policy?: "wait" | "skip";
+}
+
+/**
+ * INTEL_VENDOR_QUOTA_<ID>=<per minute>/<per day>[/wait|skip] replaces connector <id>'s quota
+ * preset: each limit a whole number of calls, or `-` for none (`4/500`, `-/1000/skip`, `-/-`).
+ */
+export function vendorQuotaOverrides(env: NodeJS.ProcessEnv): Record<string, VendorQuotaOverride> {
+  const out: Record<string, VendorQuotaOverride> = {};
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    const m = /^INTEL_VENDOR_QUOTA_([A-Z0-9_]+)$/.exec(key);
+    if (!m?.[1] || value === undefined) continue;
+    const parts = /^\s*(\d+|-)\s*\/\s*(\d+|-)\s*(?:\/\s*(wait|skip)\s*)?$/.exec(value);
+    const limit = (part: string | undefined) => (part === undefined || part === "-" ? null : Number(part));
+    const [perMinute, perDay] = [limit(parts?.[1]), limit(parts?.[2])];
+    if (!parts || perMinute === 0 || perDay === 0) {
+      problems.push(
+        `${key} must read <per minute>/<per day>[/wait|skip], each limit 1 or more or -, got "${value}"`,
+      );
+      continue;
+    }
+    const policy = parts[3] as "wait" | "skip" | undefined;
+    out[m[1].toLowerCase()] = { perMinute, perDay, ...(policy ? { policy } : {}) };
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out;
 }
 
 /** INTEL_VENDOR_URL_<ID>=http://host:port replaces the scheme, host and port of vendor <id>'s API. */

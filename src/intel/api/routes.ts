@@ -13,6 +13,7 @@ import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { exportRequest } from "../services/exports.ts";
 import type { IntelServices } from "../services/index.ts";
+import type { QuotaConfig } from "../services/quotas.ts";
 import { askAbout, type RequestRecord } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
 import { parseSubject } from "./subject.ts";
@@ -22,7 +23,7 @@ export interface ApiDeps {
   requests: Requests;
   queue: JobQueue;
   connectors: Connector[];
-  config: { retryAfterSeconds: number };
+  config: { retryAfterSeconds: number } & QuotaConfig;
 }
 
 const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { additionalProperties: true });
@@ -285,7 +286,8 @@ function registerStatus(app: App, deps: ApiDeps): void {
       schema: {
         tags,
         operationId: "list_modules",
-        summary: "Every connector; `configured` counts its credential sets (Threatr's AvailableModule)",
+        summary:
+          "Every connector; `configured` counts its credential sets (Threatr's AvailableModule), `quota` its limits and calls left",
       },
     },
     async () => moduleStatuses(deps),

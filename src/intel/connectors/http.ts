@@ -19,6 +19,20 @@ export interface VendorHttpOptions {
   headers?: Record<string, string>;
   signal?: AbortSignal;
   maxResponseBytes?: number;
+  /** Counts every attempt against the vendor's quota (domain/quota.ts). */
+  gate?: CallGate;
+}
+
+/** A vendor's word that no call should reach it before `until` (ISO 8601). */
+export interface Throttle {
+  until: string;
+  reason: string;
+}
+
+/** Wraps each attempt: `acquire` before (may wait, or throw VendorError), `release` after. */
+export interface CallGate {
+  acquire(signal?: AbortSignal): Promise<void>;
+  release(throttle?: Throttle): Promise<void>;
 }
 
 const RETRYABLE = new Set([429, 500, 502, 503, 504]);
@@ -85,9 +99,11 @@ async function send(
   }
   for (let attempt = 0; ; attempt++) {
     let response: VendorResponse;
+    await opts.gate?.acquire(opts.signal);
     try {
       response = await attemptOnce(url, method, headers, body, opts);
     } catch (err) {
+      await opts.gate?.release();
       const failure = toVendorError(err, opts);
       if (failure.code === "network_error" && attempt < opts.retries && !opts.signal?.aborted) {
         await sleep(backoffMs(attempt, undefined, opts.maxBackoffMs), opts.signal);
@@ -95,20 +111,61 @@ async function send(
       }
       throw failure;
     }
+    const throttle = throttleOf(response);
+    await opts.gate?.release(throttle);
     const { status } = response;
     if (RETRYABLE.has(status) && attempt < opts.retries) {
-      await sleep(backoffMs(attempt, header(response, "retry-after"), opts.maxBackoffMs), opts.signal);
+      // A gate holds the next attempt until the vendor's time itself (or gives up); no sleep here.
+      if (!(opts.gate && throttle))
+        await sleep(backoffMs(attempt, header(response, "retry-after"), opts.maxBackoffMs), opts.signal);
       continue;
     }
-    if (status === 404 || (status >= 200 && status < 300) || options.accept?.includes(status))
-      return response;
-    if (status === 401 || status === 403) {
-      throw new VendorError("invalid_credentials", `invalid credentials (HTTP ${status})`, status);
-    }
-    if (status === 429)
-      throw new VendorError("rate_limited", "rate limited by the vendor (HTTP 429)", status);
-    throw new VendorError("http_error", `vendor answered HTTP ${status}`, status);
+    return finalAnswer(response, options);
   }
+}
+
+/** The answer handed to the connector, or the VendorError its status means. */
+function finalAnswer(response: VendorResponse, options: RequestOptions): VendorResponse {
+  const { status } = response;
+  if (status === 404 || (status >= 200 && status < 300) || options.accept?.includes(status)) return response;
+  if (status === 401 || status === 403) {
+    throw new VendorError("invalid_credentials", `invalid credentials (HTTP ${status})`, status);
+  }
+  if (status === 429) throw new VendorError("rate_limited", "rate limited by the vendor (HTTP 429)", status);
+  throw new VendorError("http_error", `vendor answered HTTP ${status}`, status);
+}
+
+/** A time, in seconds from now, an HTTP date or epoch seconds, as ISO 8601 (undefined if unreadable). */
+function timeFrom(value: string | undefined, now: number): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const n = Number(value);
+  // Small numbers are delays (Retry-After, X-Rate-Limit-Reset-After); large ones epoch seconds.
+  const ms = Number.isFinite(n) ? (n < 1e9 ? now + n * 1000 : n * 1000) : Date.parse(value);
+  return Number.isFinite(ms) && ms > now ? new Date(ms).toISOString() : undefined;
+}
+
+/**
+ * When the vendor says to stop calling until a time: a 429's Retry-After, VirusTotal's daily
+ * QuotaExceededError (its quotas start again at 00:00 UTC), or rate limit headers saying that
+ * nothing is left (X-RateLimit-Remaining: 0 with its reset time).
+ */
+export function throttleOf(res: VendorResponse, now = Date.now()): Throttle | undefined {
+  if (res.status === 429) {
+    const retryAfter = header(res, "retry-after");
+    const until = timeFrom(retryAfter, now);
+    if (until) return { until, reason: `HTTP 429, Retry-After: ${retryAfter}` };
+    if (/"code"\s*:\s*"QuotaExceededError"/.test(res.text.slice(0, 4096))) {
+      const midnight = new Date(now);
+      midnight.setUTCHours(24, 0, 0, 0);
+      return { until: midnight.toISOString(), reason: "HTTP 429 QuotaExceededError (daily quota)" };
+    }
+  }
+  const left = header(res, "x-ratelimit-remaining") ?? header(res, "x-rate-limit-remaining");
+  if (left?.trim() !== "0") return undefined;
+  const reset =
+    timeFrom(header(res, "x-rate-limit-reset-after"), now) ??
+    timeFrom(header(res, "x-ratelimit-reset") ?? header(res, "x-rate-limit-reset"), now);
+  return reset ? { until: reset, reason: "the vendor's rate limit headers say no call is left" } : undefined;
 }
 
 async function attemptOnce(

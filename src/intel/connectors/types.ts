@@ -126,6 +126,18 @@ export interface Connector {
   normalize(raw: unknown, subject: Subject): Fragment;
   /** One harmless call to check credentials (admin panel "test" button). */
   check?(credentials: Credentials, ctx: FetchContext): Promise<void>;
+  /**
+   * The vendor's free-tier limits per credential set (per key, or per address when keyless), with
+   * where they were read; INTEL_VENDOR_QUOTA_<ID> and a set's own quota replace them. Absent: none.
+   */
+  quota?: QuotaPreset;
+}
+
+export interface QuotaPreset {
+  perMinute?: number;
+  perDay?: number;
+  /** Where the figures come from (the vendor's documentation page). */
+  source: string;
 }
 
 export type VendorErrorCode =
@@ -135,7 +147,8 @@ export type VendorErrorCode =
   | "bad_response"
   | "http_error"
   | "network_error"
-  | "not_configured";
+  | "not_configured"
+  | "quota_exhausted";
 
 /** A vendor-side failure, stored on the request as that vendor's outcome. */
 export class VendorError extends Error {

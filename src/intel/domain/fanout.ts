@@ -1,11 +1,12 @@
 /**
- * Asks every candidate vendor about a subject at once: credentials rotated least-recently-used,
+ * Asks every candidate vendor about a subject at once: a credential set with quota left for each
+ * (domain/quota.ts; a set whose key is refused is taken out of rotation and the next one tried),
  * per-vendor concurrency limits, bounded time, and one vendor's failure never touching another's
  * answer. Normalisation happens here; storage is done by the caller.
  */
 import pLimit, { type LimitFunction } from "p-limit";
 import type { IntelConfig } from "../config.ts";
-import { createVendorHttp } from "../connectors/http.ts";
+import { type CallGate, createVendorHttp } from "../connectors/http.ts";
 import { supports } from "../connectors/registry.ts";
 import {
   type Connector,
@@ -16,6 +17,7 @@ import {
   VendorError,
 } from "../connectors/types.ts";
 import type { SourceOutcome } from "./document.ts";
+import type { VendorSlot } from "./quota.ts";
 
 export interface VendorAnswer {
   connector: Connector;
@@ -28,7 +30,12 @@ export interface FanoutDeps {
     IntelConfig,
     "vendorTimeoutMs" | "vendorRetries" | "vendorMaxBackoffMs" | "vendorConcurrency" | "vendorUrls"
   >;
-  takeCredentials(vendor: string): Promise<Credentials | undefined>;
+  /**
+   * A credential set of the vendor with one call reserved on it (undefined: none configured); may
+   * wait for quota, and throws VendorError "quota_exhausted" when none comes in time. `holdMs`:
+   * the longest the call can take.
+   */
+  takeSlot(connector: Connector, holdMs: number): Promise<VendorSlot | undefined>;
 }
 
 const limits = new Map<string, LimitFunction>();
@@ -62,20 +69,27 @@ export async function askVendors(
   );
 }
 
+/** The longest one vendor call can take, every retry and backoff included. */
+function callBudgetMs(config: FanoutDeps["config"]): number {
+  return (
+    config.vendorTimeoutMs * (config.vendorRetries + 1) +
+    config.vendorMaxBackoffMs * config.vendorRetries +
+    1000
+  );
+}
+
 /** The vendor's base URL (override, credential or default) and an HTTP client bound to it and a time budget. */
 function vendorContext(
   connector: Connector,
   credentials: Credentials,
   config: FanoutDeps["config"],
+  gate?: CallGate,
 ): { ctx: FetchContext; budget: number } | { error: string } {
   const baseUrl =
     config.vendorUrls[connector.id] ??
     (connector.baseUrlCredential ? credentials[connector.baseUrlCredential] : connector.defaultBaseUrl);
   if (!baseUrl) return { error: `not configured: no ${connector.baseUrlCredential ?? "base URL"}` };
-  const budget =
-    config.vendorTimeoutMs * (config.vendorRetries + 1) +
-    config.vendorMaxBackoffMs * config.vendorRetries +
-    1000;
+  const budget = callBudgetMs(config);
   const signal = AbortSignal.timeout(budget);
   const http = createVendorHttp({
     baseUrl,
@@ -83,6 +97,7 @@ function vendorContext(
     retries: config.vendorRetries,
     maxBackoffMs: config.vendorMaxBackoffMs,
     signal,
+    ...(gate ? { gate } : {}),
   });
   return { ctx: { http, signal }, budget };
 }
@@ -93,21 +108,48 @@ function describeFailure(err: unknown, ctx: FetchContext, budget: number): strin
   return `error: ${err instanceof Error ? err.message : String(err)}`;
 }
 
+const failed = (connector: Connector, error: string): VendorAnswer => ({
+  connector,
+  outcome: { status: "error", error, fetched_at: new Date().toISOString() },
+});
+
+/** Sets tried for one vendor call when keys are refused, before giving up. */
+const MAX_REFUSED_SETS = 5;
+
 async function askOne(connector: Connector, subject: Subject, deps: FanoutDeps): Promise<VendorAnswer> {
-  const fail = (error: string): VendorAnswer => ({
-    connector,
-    outcome: { status: "error", error, fetched_at: new Date().toISOString() },
-  });
-  const credentials = connector.credentialFields.length > 0 ? await deps.takeCredentials(connector.id) : {};
-  if (!credentials) return fail("not configured: no credentials");
-  const vendor = vendorContext(connector, credentials, deps.config);
+  for (let tries = 1; ; tries++) {
+    let slot: VendorSlot | undefined;
+    try {
+      slot = await deps.takeSlot(connector, callBudgetMs(deps.config));
+    } catch (err) {
+      if (err instanceof VendorError) return failed(connector, `${err.code}: ${err.message}`);
+      throw err;
+    }
+    if (!slot) return failed(connector, "not configured: no credentials");
+    const { answer, code } = await askWith(connector, subject, slot, deps.config);
+    if (code !== "invalid_credentials" || !slot.refused) return answer;
+    // The vendor refused this key: out of rotation (until an admin re-tests it), and the next set is tried.
+    await slot.refused(answer.outcome.error ?? "invalid credentials");
+    if (tries >= MAX_REFUSED_SETS) return answer;
+  }
+}
+
+/** One vendor call with the slot's credentials; `code` is the VendorError code when it failed with one. */
+async function askWith(
+  connector: Connector,
+  subject: Subject,
+  slot: VendorSlot,
+  config: FanoutDeps["config"],
+): Promise<{ answer: VendorAnswer; code?: string }> {
+  const fail = (error: string) => ({ answer: failed(connector, error) });
+  const vendor = vendorContext(connector, slot.credentials, config, slot.gate);
   if ("error" in vendor) return fail(vendor.error);
   const { ctx, budget } = vendor;
   try {
-    const raw = await connector.fetch(subject, credentials, ctx);
+    const raw = await connector.fetch(subject, slot.credentials, ctx);
     const fetchedAt = new Date().toISOString();
     if (raw === null || raw === undefined)
-      return { connector, outcome: { status: "not_found", error: null, fetched_at: fetchedAt } };
+      return { answer: { connector, outcome: { status: "not_found", error: null, fetched_at: fetchedAt } } };
     // Every vendor answers a JSON object; a list, a string or a number is a broken proxy or API.
     if (typeof raw !== "object" || Array.isArray(raw))
       return fail(
@@ -121,9 +163,12 @@ async function askOne(connector: Connector, subject: Subject, deps: FanoutDeps):
         `bad_response: could not read the vendor's answer (${err instanceof Error ? err.message : String(err)})`,
       );
     }
-    return { connector, outcome: { status: "ok", error: null, fetched_at: fetchedAt }, fragment };
+    return { answer: { connector, outcome: { status: "ok", error: null, fetched_at: fetchedAt }, fragment } };
   } catch (err) {
-    return fail(describeFailure(err, ctx, budget));
+    return {
+      ...fail(describeFailure(err, ctx, budget)),
+      ...(err instanceof VendorError ? { code: err.code } : {}),
+    };
   }
 }
 

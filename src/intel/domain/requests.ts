@@ -8,7 +8,7 @@ import type { Transaction } from "kysely";
 import type { IntelConfig } from "../config.ts";
 import type { Connector, Subject } from "../connectors/types.ts";
 import type { JobQueue } from "../queue/jobs.ts";
-import { configuredVendors, takeCredentials } from "../store/credentials.ts";
+import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { findEntity, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
 import {
@@ -26,6 +26,7 @@ import { askRecorder } from "../store/retention.ts";
 import type { Database, RequestsTable } from "../store/schema.ts";
 import { buildDocument, type SourceOutcome } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
+import { takeSlot } from "./quota.ts";
 import { createRenderedCache } from "./rendered-cache.ts";
 
 export type Status = "CREATED" | "ENQUEUED" | "PROCESSING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
@@ -154,7 +155,7 @@ async function runRequest({ store, config, connectors }: RequestDeps, id: string
   const asked = candidates(connectors, subject, await configuredVendors(db));
   const answers = await askVendors(subject, asked, {
     config,
-    takeCredentials: (v) => takeCredentials(db, v),
+    takeSlot: (connector, holdMs) => takeSlot(db, connector, config, holdMs),
   });
   const outcomes: Record<string, SourceOutcome> = {};
   for (const a of answers) outcomes[a.connector.id] = await saveAnswer(db, root, a);

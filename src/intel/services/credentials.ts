@@ -10,6 +10,7 @@ import { checkCredentials, isUsable } from "../domain/fanout.ts";
 import {
   addCredentials,
   configuredVendors,
+  enableCredentials,
   listCredentials,
   removeCredentials,
 } from "../store/credentials.ts";
@@ -51,6 +52,12 @@ export interface CredentialSetView {
   masked: Credentials;
   created_at: string;
   last_used_at: string | null;
+  /** The set's own quota (null: the vendor's; 0: none). */
+  per_minute: number | null;
+  per_day: number | null;
+  /** Set when the vendor refused the key: the set is out of rotation until re-tested or re-enabled. */
+  disabled_reason: string | null;
+  failed_at: string | null;
 }
 
 /** Every set (of one vendor, when named), secrets masked. */
@@ -61,6 +68,10 @@ export async function listCredentialSets(db: Db, vendor?: string): Promise<Crede
     masked: maskCredentials(s.fields),
     created_at: s.created_at,
     last_used_at: s.last_used_at,
+    per_minute: s.per_minute,
+    per_day: s.per_day,
+    disabled_reason: s.disabled_reason,
+    failed_at: s.failed_at,
   }));
 }
 
@@ -89,4 +100,21 @@ export async function testCredentials(
     ok: outcome.ok,
     text: `${connector.vendor} test ${verdict} in ${outcome.ms} ms: ${outcome.message}`,
   };
+}
+
+/**
+ * Tests a stored set against the vendor; a set that passes goes back in rotation (it may have
+ * been taken out when the vendor refused its key). Undefined when there is no such set.
+ */
+export async function retestCredentialSet(
+  db: Db,
+  connector: Connector,
+  id: number,
+  config: IntelConfig,
+): Promise<{ ok: boolean; text: string; reenabled: boolean } | undefined> {
+  const set = (await listCredentials(db, connector.id)).find((s) => s.id === id);
+  if (!set) return undefined;
+  const outcome = await testCredentials(connector, set.fields, config);
+  const reenabled = outcome.ok && set.disabled_reason !== null && (await enableCredentials(db, id));
+  return { ...outcome, text: reenabled ? `${outcome.text} Back in rotation.` : outcome.text, reenabled };
 }

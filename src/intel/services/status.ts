@@ -1,14 +1,16 @@
 /**
  * What the service holds and runs right now, in Threatr's shapes (Colander's status page reads them):
  * every connector with `configured` as a count of credential sets, workers as objects whose
- * `uptime` is a number of seconds. Loupe's own extras (`usable`, `queue`) ride beside them.
+ * `uptime` is a number of seconds. Loupe's own extras (`usable`, `quota`, `queue`) ride beside them.
  */
 import type { Connector } from "../connectors/types.ts";
 import { isUsable } from "../domain/fanout.ts";
+import type { QuotaConfig } from "../domain/quota.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { cachedCounts } from "../store/browse.ts";
 import { credentialCounts } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
+import { type VendorQuotaView, vendorQuotas } from "./quotas.ts";
 
 export interface ModuleStatus {
   id: string;
@@ -19,6 +21,8 @@ export interface ModuleStatus {
   supported_types: string[];
   credential_fields: string[];
   usable: boolean;
+  /** The vendor's limits and the calls left, in all and per credential set. */
+  quota: VendorQuotaView;
 }
 
 export interface WorkerStatus {
@@ -33,8 +37,10 @@ export interface WorkerStatus {
 export async function moduleStatuses(deps: {
   store: Store;
   connectors: Connector[];
+  config: QuotaConfig;
 }): Promise<ModuleStatus[]> {
   const counts = await credentialCounts(deps.store.db);
+  const quotas = await vendorQuotas(deps);
   return deps.connectors.map((c) => {
     const sets = counts.get(c.id) ?? 0;
     const keyless = c.credentialFields.length === 0;
@@ -47,6 +53,7 @@ export async function moduleStatuses(deps: {
       supported_types: c.supportedTypes.map((t) => `${t.superType}/${t.type}`),
       credential_fields: c.credentialFields,
       usable,
+      quota: quotas.get(c.id)!,
     };
   });
 }
@@ -71,7 +78,12 @@ async function workerStatuses(queue: JobQueue, queued: number): Promise<WorkerSt
   );
 }
 
-export async function serviceStatus(deps: { store: Store; queue: JobQueue; connectors: Connector[] }) {
+export async function serviceStatus(deps: {
+  store: Store;
+  queue: JobQueue;
+  connectors: Connector[];
+  config: QuotaConfig;
+}) {
   const queue = await deps.queue.depth();
   return {
     ...(await cachedCounts(deps.store.db)),

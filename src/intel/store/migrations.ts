@@ -211,12 +211,49 @@ const auditLog = (dialect: "sqlite" | "postgres"): Migration => ({
   },
 });
 
+/**
+ * Vendor quotas shared by every process: one row per call made (kept a day), one row per
+ * (vendor, credential set) that serialises reservations and holds a vendor's Retry-After block,
+ * and per-set quotas and the refused-key flag on credential sets.
+ */
+const quotas = (dialect: "sqlite" | "postgres"): Migration => ({
+  async up(db: AnyDb) {
+    await withId(dialect)(db.schema.createTable("quota_calls"))
+      .addColumn("vendor", "varchar(64)", (c) => c.notNull())
+      .addColumn("credential_set", "integer", (c) => c.notNull())
+      .addColumn("reserved_at", "varchar(32)", (c) => c.notNull())
+      .addColumn("counts_until", "varchar(32)", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex("quota_calls_set")
+      .on("quota_calls")
+      .columns(["vendor", "credential_set", "reserved_at"])
+      .execute();
+    await db.schema
+      .createTable("quota_state")
+      .addColumn("vendor", "varchar(64)", (c) => c.notNull())
+      .addColumn("credential_set", "integer", (c) => c.notNull())
+      .addColumn("blocked_until", "varchar(32)")
+      .addColumn("blocked_reason", "text")
+      .addPrimaryKeyConstraint("quota_state_pk", ["vendor", "credential_set"])
+      .execute();
+    for (const [column, type] of [
+      ["per_minute", "integer"],
+      ["per_day", "integer"],
+      ["disabled_reason", "text"],
+      ["failed_at", "varchar(32)"],
+    ] as const)
+      await db.schema.alterTable("vendor_credentials").addColumn(column, type).execute();
+  },
+});
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
     "2026-11-23-admin-sessions": adminSessions,
     "2026-11-23-subject-asks": subjectAsks,
     "2026-11-23-audit-log": auditLog(dialect),
+    "2026-11-24-quotas": quotas(dialect),
   }),
 });
 

@@ -106,6 +106,30 @@ export interface VendorCredentialsTable {
   fields: string;
   created_at: string;
   last_used_at: string | null;
+  /** This set's own quota (calls per minute window / per day), replacing the vendor's. */
+  per_minute: number | null;
+  per_day: number | null;
+  /** Set when the vendor refused the key: out of rotation until an admin re-tests or edits it. */
+  disabled_reason: string | null;
+  failed_at: string | null;
+}
+
+/** One vendor call counted against a quota (credential_set 0: a keyless connector). */
+export interface QuotaCallsTable {
+  id: Generated<number>;
+  vendor: string;
+  credential_set: number;
+  reserved_at: string;
+  /** Counts in the per-minute window until then: pessimistic while in flight, finish + window after. */
+  counts_until: string;
+}
+
+/** Per (vendor, credential set): the row reservations lock, and the vendor's Retry-After block. */
+export interface QuotaStateTable {
+  vendor: string;
+  credential_set: number;
+  blocked_until: string | null;
+  blocked_reason: string | null;
 }
 
 export interface SettingsTable {
@@ -162,6 +186,8 @@ export interface Database {
   users: UsersTable;
   tokens: TokensTable;
   vendor_credentials: VendorCredentialsTable;
+  quota_calls: QuotaCallsTable;
+  quota_state: QuotaStateTable;
   settings: SettingsTable;
   jobs: JobsTable;
   admin_sessions: AdminSessionsTable;

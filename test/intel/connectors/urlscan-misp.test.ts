@@ -9,6 +9,8 @@ import { fixture, vendorContext } from "../../helpers/connectors.ts";
 import { type SimpleFake, startFakeVendor } from "../../helpers/fake-vendor.ts";
 
 const domain = { superType: "OBSERVABLE", type: "DOMAIN", value: "example.org" };
+/** No quota: every attempt may go. */
+const openGate = { acquire: async () => undefined, release: async () => undefined };
 
 describe("urlscan connector", () => {
   it("builds quoted search queries per type", () => {
@@ -98,7 +100,7 @@ describe("misp connector", () => {
       };
       const [answer] = await askVendors(domain, [misp], {
         config,
-        takeCredentials: async () => ({ api_key: "misp-key", url: fake.url }),
+        takeSlot: async () => ({ credentials: { api_key: "misp-key", url: fake.url }, gate: openGate }),
       });
       assert.equal(answer?.outcome.status, "ok", answer?.outcome.error ?? "");
       const call = fake.calls.at(-1)!;
@@ -107,13 +109,13 @@ describe("misp connector", () => {
       assert.equal(JSON.parse(call.body).value, "example.org");
       const [none] = await askVendors({ ...domain, value: "quiet.example" }, [misp], {
         config,
-        takeCredentials: async () => ({ api_key: "k", url: fake.url }),
+        takeSlot: async () => ({ credentials: { api_key: "k", url: fake.url }, gate: openGate }),
       });
       assert.equal(none?.outcome.status, "not_found");
       const actor = { superType: "ACTOR", type: "THREAT_ACTOR", value: "Example Group" };
       const [found] = await askVendors(actor, [misp], {
         config,
-        takeCredentials: async () => ({ api_key: "misp-key", url: fake.url }),
+        takeSlot: async () => ({ credentials: { api_key: "misp-key", url: fake.url }, gate: openGate }),
       });
       assert.equal(found?.outcome.status, "ok", found?.outcome.error ?? "");
       assert.deepEqual(JSON.parse(fake.calls.at(-1)!.body).tags, [

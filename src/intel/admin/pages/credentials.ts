@@ -11,9 +11,9 @@ import {
   addCredentialSet,
   type CredentialSetView,
   CredentialsError,
-  credentialSetFields,
   listCredentialSets,
   removeCredentialSet,
+  retestCredentialSet,
   testCredentials,
 } from "../../services/credentials.ts";
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
@@ -46,7 +46,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
         `${deps.prefix}/credentials/${c.id}`,
       ),
     );
-    const body = html`${summary(connectors, all)}<p class="muted">Several sets per vendor are used in turn, least recently used first, to spread rate limits.</p>${cards}`;
+    const body = html`${summary(connectors, all)}<p class="muted">Several sets per vendor are used in turn: the one with the most quota left first, then the one used longest ago.</p>${cards}`;
     return sendPage(req, reply, deps, { title: "Vendor credentials", active: "credentials", body });
   });
 
@@ -104,13 +104,13 @@ function registerCredentialTests(admin: App, deps: AdminDeps): void {
     { schema: { params: SetParams } },
     async (req, reply) => {
       const c = connectorById(req.params.vendor, connectors);
-      const fields = await credentialSetFields(db, req.params.vendor, req.params.id);
-      if (!c || !fields)
+      const tested = c && (await retestCredentialSet(db, c, req.params.id, config));
+      if (!c || !tested)
         return redirectWithFlash(reply, deps, "/credentials", {
           kind: "error",
           text: "No such credentials.",
         });
-      const outcome = await test(c, fields);
+      const outcome = { kind: tested.ok ? ("ok" as const) : ("error" as const), text: tested.text };
       await audit(
         req,
         deps,
@@ -166,7 +166,7 @@ function vendorCard(c: Connector, sets: CredentialSetView[], csrf: string, base:
     (s) => html`<tr>
   <td>#${s.id}</td>
   <td>${Object.entries(s.masked).map(([k, v]) => html`${fieldLabel(k)}: <code>${v}</code> `)}</td>
-  <td>${when(s.created_at)}</td><td>${when(s.last_used_at)}</td>
+  <td>${when(s.created_at)}</td><td>${when(s.last_used_at)}${s.disabled_reason ? html`<br><span class="bad" title="${s.disabled_reason}">out of rotation since ${when(s.failed_at)}: the vendor refused the key (Test to put it back)</span>` : ""}</td>
   <td class="actions">${actionButton(`${base}/${s.id}/test`, csrf, "Test")}
 ${actionButton(`${base}/${s.id}/remove`, csrf, "Remove", { danger: true, confirm: `Remove ${c.vendor} credentials #${s.id}?` })}</td>
 </tr>`,

@@ -10,6 +10,8 @@ export const abuseipdb: Connector = {
   supportedTypes: [ip("IPV4"), ip("IPV6")],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://api.abuseipdb.com",
+  // The free (Individual) plan: 1,000 checks a day.
+  quota: { perDay: 1000, source: "https://docs.abuseipdb.com/#rate-limiting" },
   async fetch(subject, credentials, { http }) {
     const res = await http.get("/api/v2/check", {
       query: { ipAddress: subject.value, maxAgeInDays: 90, verbose: "" },

@@ -43,6 +43,8 @@ export const shodan: Connector = {
   ],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://api.shodan.io",
+  // About one request a second per key, whatever the plan.
+  quota: { perMinute: 60, source: "https://developer.shodan.io/api" },
   async fetch(subject, credentials, { http }) {
     const key = credentials.api_key ?? "";
     const isDns = subject.type === "DOMAIN" || subject.type === "DNS_RECORD";

@@ -42,6 +42,8 @@ export const virustotal: Connector = {
   ),
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://www.virustotal.com",
+  // The Public API: 4 requests a minute and 500 a day per key.
+  quota: { perMinute: 4, perDay: 500, source: "https://docs.virustotal.com/reference/public-vs-premium-api" },
   async fetch(subject, credentials, ctx) {
     const path = vtObjectPath(subject);
     if (!path) return null;
