@@ -91,6 +91,28 @@ export const intelSettings = {
     min: 1,
     max: 256,
   }),
+  workerInteractiveSlots: integer(
+    "INTEL_WORKER_INTERACTIVE_SLOTS",
+    2,
+    "Of a worker's INTEL_WORKER_CONCURRENCY slots, how many bulk lookups leave free for single asks (bulk always gets one).",
+    { min: 0, max: 256 },
+  ),
+  bulkMax: integer("BULK_MAX", 1000, "Subjects in one bulk ask (POST /api/requests/); more: 413.", {
+    min: 1,
+    max: 100_000,
+  }),
+  bulkMaxBodyBytes: integer(
+    "BULK_MAX_BODY_BYTES",
+    4 * 1024 * 1024,
+    "Largest body of a bulk ask, in bytes; larger: 413.",
+    { min: 1024 },
+  ),
+  batchResultsPageMax: integer(
+    "BATCH_RESULTS_PAGE_MAX",
+    50,
+    "Items per page of GET /api/batches/<id>/?results=1 (each carries its result document).",
+    { min: 1, max: 1000 },
+  ),
   connectors: text(
     "INTEL_CONNECTORS",
     "all",

@@ -13,17 +13,20 @@ import type { JobQueue } from "../queue/jobs.ts";
 import type { IntelServices } from "../services/index.ts";
 import { askAbout, type RequestRecord } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
-import { parseSubject } from "./subject.ts";
+import { registerBatches } from "./batches.ts";
+import { ErrorBody } from "./schemas.ts";
+import { parseSubject, SubjectFields } from "./subject.ts";
 
 export interface ApiDeps {
   store: IntelServices["store"];
   requests: Requests;
   queue: JobQueue;
   connectors: Connector[];
-  config: { retryAfterSeconds: number };
+  config: Pick<
+    IntelServices["config"],
+    "retryAfterSeconds" | "bulkMax" | "bulkMaxBodyBytes" | "batchResultsPageMax"
+  >;
 }
-
-const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { additionalProperties: true });
 
 const TypeRefSchema = Type.Object({
   name: Type.String(),
@@ -33,17 +36,7 @@ const TypeRefSchema = Type.Object({
 });
 
 const RequestBody = Type.Object({
-  super_type: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: "Super type short name, e.g. OBSERVABLE (case-insensitive).",
-  }),
-  type: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: "Type short name, e.g. IPV4 (case-insensitive).",
-  }),
-  value: Type.String({ minLength: 1, maxLength: 2048 }),
+  ...SubjectFields,
   force: Type.Optional(Type.Boolean({ default: false })),
   depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
 });
@@ -111,6 +104,7 @@ function gitCommitHash(): string {
 export function registerApi(app: App, deps: ApiDeps): void {
   registerAsk(app, deps);
   registerRequestStatus(app, deps);
+  registerBatches(app, deps);
   registerTypes(app, deps);
   registerStatus(app, deps);
 }
