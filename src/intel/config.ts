@@ -1,4 +1,4 @@
-import { httpUrl, integer, optionalText, readSettings, text } from "../common/settings.ts";
+import { flag, httpUrl, integer, optionalText, readSettings, text } from "../common/settings.ts";
 
 /** Settings of the intel service (docs/configuration.md lists them). */
 export const intelSettings = {
@@ -113,6 +113,34 @@ export const intelSettings = {
     "Items per page of GET /api/batches/<id>/?results=1 (each carries its result document).",
     { min: 1, max: 1000 },
   ),
+  webhookAllowPrivate: flag(
+    "WEBHOOK_ALLOW_PRIVATE",
+    false,
+    "Let webhooks call loopback, private, link-local and other non-public addresses (tests, closed networks).",
+  ),
+  webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 10_000, "Time limit of one webhook call.", {
+    min: 100,
+    max: 300_000,
+  }),
+  webhookMaxAttempts: integer(
+    "WEBHOOK_MAX_ATTEMPTS",
+    8,
+    "Calls of a webhook for one event before its delivery is marked failed.",
+    { min: 1, max: 100 },
+  ),
+  webhookRetryBaseMs: integer(
+    "WEBHOOK_RETRY_BASE_MS",
+    30_000,
+    "Wait before the first retry of a failed webhook call; doubled after each failure.",
+    { min: 10 },
+  ),
+  webhookRetryMaxMs: integer("WEBHOOK_RETRY_MAX_MS", 3_600_000, "Longest wait between two webhook calls.", {
+    min: 10,
+  }),
+  webhookPollMs: integer("WEBHOOK_POLL_MS", 1000, "How often a worker looks for webhook calls to make.", {
+    min: 10,
+    max: 60_000,
+  }),
   connectors: text(
     "INTEL_CONNECTORS",
     "all",

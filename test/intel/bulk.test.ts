@@ -65,6 +65,16 @@ async function allItems(server: TestIntelServer, id: string): Promise<Json[]> {
   return items;
 }
 
+/** The item's result is what a single ask for its subject answers (200, stored). */
+async function compareWithSingleAsk(server: TestIntelServer, item: Json): Promise<void> {
+  const single = await server.api("/api/request/", {
+    method: "POST",
+    body: JSON.stringify({ super_type: item.super_type, type: item.type, value: item.value }),
+  });
+  assert.equal(single.status, 200, `${item.value} is stored after the batch`);
+  assert.deepEqual(item.result, await json(single), `the result of ${item.value} is a single ask's`);
+}
+
 const postBulk = (server: TestIntelServer, body: unknown) =>
   server.api("/api/requests/", { method: "POST", body: JSON.stringify(body) });
 
@@ -94,9 +104,15 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       await db.drop();
     });
 
-    it("takes 1,000 mixed subjects, lists the bad ones by index, and answers each like a single ask", async () => {
+    it("takes 1,000 mixed subjects, lists the bad ones by index, and answers each like a single ask", async (t) => {
       const { subjects, bad } = mixedSubjects();
+      let mark = Date.now();
+      const phase = (name: string) => {
+        t.diagnostic(`${name}: ${Date.now() - mark} ms`);
+        mark = Date.now();
+      };
       const res = await postBulk(server, { subjects });
+      phase("bulk ask answered");
       assert.equal(res.status, 202);
       const created = await json(res);
       assert.equal(res.headers.get("location"), `/api/batches/${created.id}/`);
@@ -110,23 +126,22 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.ok(created.requests.every((r: Json) => !bad.has(r.index) && typeof r.id === "string"));
 
       const done = await waitForBatch(server, created.id);
+      phase("batch finished");
       assert.ok(done.finished_at, "the batch finishes");
       assert.deepEqual(done.counts, { SUCCEEDED: 1000 - bad.size });
       assert.equal(done.rejected.length, bad.size);
 
       const items = await allItems(server, created.id);
+      phase("results read");
       assert.deepEqual(
         items.map((i) => i.index),
         created.requests.map((r: Json) => r.index),
       );
-      for (const item of items) {
-        const single = await server.api("/api/request/", {
-          method: "POST",
-          body: JSON.stringify({ super_type: item.super_type, type: item.type, value: item.value }),
-        });
-        assert.equal(single.status, 200, `${item.value} is stored after the batch`);
-        assert.deepEqual(item.result, await json(single), `the result of ${item.value} is a single ask's`);
+      // Eight single asks at a time: the comparison, not the asking, is under test.
+      for (let i = 0; i < items.length; i += 8) {
+        await Promise.all(items.slice(i, i + 8).map((item) => compareWithSingleAsk(server, item)));
       }
+      phase("compared with single asks");
       const known = items.find((i) => i.value === MD5);
       assert.equal(known.result.root_entity.attributes.vt_score, "61/76");
     });

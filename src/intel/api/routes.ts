@@ -13,19 +13,18 @@ import type { JobQueue } from "../queue/jobs.ts";
 import type { IntelServices } from "../services/index.ts";
 import { askAbout, type RequestRecord } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
+import { watchRequest } from "../services/webhooks.ts";
 import { registerBatches } from "./batches.ts";
 import { ErrorBody } from "./schemas.ts";
 import { parseSubject, SubjectFields } from "./subject.ts";
+import { registerWebhooks } from "./webhooks.ts";
 
 export interface ApiDeps {
   store: IntelServices["store"];
   requests: Requests;
   queue: JobQueue;
   connectors: Connector[];
-  config: Pick<
-    IntelServices["config"],
-    "retryAfterSeconds" | "bulkMax" | "bulkMaxBodyBytes" | "batchResultsPageMax"
-  >;
+  config: IntelServices["config"];
 }
 
 const TypeRefSchema = Type.Object({
@@ -105,6 +104,7 @@ export function registerApi(app: App, deps: ApiDeps): void {
   registerAsk(app, deps);
   registerRequestStatus(app, deps);
   registerBatches(app, deps);
+  registerWebhooks(app, deps);
   registerTypes(app, deps);
   registerStatus(app, deps);
 }
@@ -163,6 +163,8 @@ function registerAsk(app: App, deps: ApiDeps): void {
           .type("application/json; charset=utf-8")
           .send(answer.json as unknown as never);
       }
+      // The key's webhook (if any) is called when this request finishes.
+      await watchRequest(deps, req.apiKeyHash ?? "", answer.request.id);
       return reply
         .code(201)
         .header("location", answer.location)

@@ -3,6 +3,7 @@
  * active request, answered from storage when stored) but in the queue's bulk lane, so a batch never
  * starves single asks. A batch's progress is its requests' statuses.
  */
+import pLimit from "p-limit";
 import { badRequest, type ErrorBody } from "../../common/errors.ts";
 import type { Subject } from "../connectors/types.ts";
 import type { Requests } from "../domain/requests.ts";
@@ -21,6 +22,7 @@ import type { Store } from "../store/db.ts";
 import { latestLookup } from "../store/requests.ts";
 import type { BatchItemsTable } from "../store/schema.ts";
 import { newId, nowIso } from "../store/time.ts";
+import { batchFinished } from "./webhooks.ts";
 
 type Services = { store: Store; requests: Requests };
 
@@ -42,6 +44,9 @@ export interface BatchCreated {
   /** Every accepted subject was answered from storage (or a recent failure). */
   finished: boolean;
 }
+
+/** Subjects of one bulk ask submitted at once (each takes a few statements and commits). */
+const SUBMIT_CONCURRENCY = 4;
 
 const rejectionOf = (e: { index: number; error: ErrorBody }): Rejection => ({
   index: e.index,
@@ -76,24 +81,28 @@ export async function submitBatch(
     created_at: nowIso(),
     finished_at: null,
   });
-  const items: BatchItemsTable[] = [];
-  const requests: BatchCreated["requests"] = [];
-  for (const { index, subject } of valid) {
-    const outcome = await services.requests.submit(subject, opts.force, opts.depth, "bulk");
-    const answer = await answeringRequest(services, subject, outcome);
-    requests.push({ index, ...answer });
-    items.push({
-      batch_id: id,
-      idx: index,
-      request_id: answer.id,
-      super_type: subject.superType,
-      type: subject.type,
-      value: subject.value,
-    });
-  }
+  // A few at once: each submit commits on its own, and PostgreSQL commits concurrent ones together.
+  const limit = pLimit(SUBMIT_CONCURRENCY);
+  const requests: BatchCreated["requests"] = await Promise.all(
+    valid.map(({ index, subject }) =>
+      limit(async () => {
+        const outcome = await services.requests.submit(subject, opts.force, opts.depth, "bulk");
+        return { index, ...(await answeringRequest(services, subject, outcome)) };
+      }),
+    ),
+  );
+  const items: BatchItemsTable[] = valid.map(({ subject }, i) => ({
+    batch_id: id,
+    idx: requests[i]?.index ?? 0,
+    request_id: requests[i]?.id ?? "",
+    super_type: subject.superType,
+    type: subject.type,
+    value: subject.value,
+  }));
   await insertBatchItems(db, items);
   // Requests that finished before their items were written are seen here.
   const finished = await finishBatchIfDone(db, id);
+  if (finished) await batchFinished(services, id);
   return { id, total: entries.length, requests, rejected, finished };
 }
 

@@ -15,6 +15,7 @@ import { openStore, type Store } from "../store/db.ts";
 import { scheduleRetention } from "../store/retention.ts";
 import { getOrCreateSetting, randomHex } from "../store/settings.ts";
 import { afterRequest } from "./finished.ts";
+import { startDeliveries } from "./webhooks.ts";
 
 export interface IntelServices {
   store: Store;
@@ -91,6 +92,9 @@ export function startWorker(services: IntelServices, logger?: Logger): void {
       await afterRequest(services, id);
     }
   });
+  services.onClose.push(
+    startDeliveries(services, (err) => logger?.warn({ err }, "webhook deliveries: a pass failed")),
+  );
   const { retentionDays, retentionSweepMinutes } = services.config;
   if (retentionDays > 0) {
     const stop = scheduleRetention(services.store.db, retentionDays, retentionSweepMinutes, logger);
