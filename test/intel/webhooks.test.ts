@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import { after, before, describe, it } from "node:test";
+import { deliveries, sendDueDeliveries } from "../../src/intel/services/webhooks.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
+import { addDelivery } from "../../src/intel/store/webhooks.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
 import {
   type DbKind,
@@ -208,6 +210,61 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         assert.equal((await json(res)).code, "invalid_webhook_url", url);
       }
       assert.equal((await strict.api("/api/webhook/")).status, 404);
+    });
+  });
+}
+
+for (const kind of ["sqlite", "postgres"] as DbKind[]) {
+  describe(`webhook addresses checked again at each call on ${kind}`, {
+    skip: kind === "postgres" ? postgresSkip : false,
+  }, () => {
+    let receiver: Receiver;
+    let permissive: TestIntelServer;
+    let strict: TestIntelServer;
+    let db: Awaited<ReturnType<typeof freshDatabase>>;
+    before(async () => {
+      receiver = await startReceiver();
+      db = await freshDatabase(kind);
+      // No workers: this test sends the deliveries itself, with one setting or the other.
+      permissive = await startIntelServer({
+        databaseUrl: db.url,
+        env: { WEBHOOK_ALLOW_PRIVATE: "1" },
+        worker: false,
+      });
+      strict = await startIntelServer({ databaseUrl: db.url, worker: false });
+    });
+    after(async () => {
+      await strict.close();
+      await permissive.close();
+      await receiver.close();
+      await db.drop();
+    });
+
+    it("refuses at call time a loopback URL set while it was allowed, and sends it when allowed", async () => {
+      const hook = await json(await putWebhook(permissive, `${receiver.url}/hook`));
+      const body = JSON.stringify({ event: "request.finished", request: { id: "r-1" } });
+      await addDelivery(permissive.services.store.db, {
+        webhookId: hook.id,
+        event: "request.finished",
+        targetId: "r-1",
+        body,
+      });
+      assert.equal(await sendDueDeliveries(strict.services), 1);
+      assert.equal(receiver.calls.length, 0, "no call left for a loopback address");
+      const [refused] = await deliveries(strict.services, undefined, 10);
+      assert.equal(refused?.status, "pending");
+      assert.equal(refused?.attempts, 1);
+      assert.match(refused?.last_error ?? "", /127\.0\.0\.1 \(loopback\)/);
+
+      await permissive.services.store.db
+        .updateTable("webhook_deliveries")
+        .set({ next_attempt_at: "" })
+        .execute();
+      assert.equal(await sendDueDeliveries(permissive.services), 1);
+      assert.equal(receiver.calls.length, 1);
+      assert.equal(receiver.calls[0]?.body, body);
+      const [delivered] = await deliveries(permissive.services, undefined, 10);
+      assert.equal(delivered?.status, "delivered");
     });
   });
 }
