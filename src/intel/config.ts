@@ -1,5 +1,6 @@
 import {
   ConfigError,
+  flag,
   httpUrl,
   integer,
   oneOf,
@@ -98,6 +99,56 @@ export const intelSettings = {
   workerConcurrency: integer("INTEL_WORKER_CONCURRENCY", 8, "Lookups one worker runs at once.", {
     min: 1,
     max: 256,
+  }),
+  workerInteractiveSlots: integer(
+    "INTEL_WORKER_INTERACTIVE_SLOTS",
+    2,
+    "Of a worker's INTEL_WORKER_CONCURRENCY slots, how many bulk lookups leave free for single asks (bulk always gets one).",
+    { min: 0, max: 256 },
+  ),
+  bulkMax: integer("BULK_MAX", 1000, "Subjects in one bulk ask (POST /api/requests/); more: 413.", {
+    min: 1,
+    max: 100_000,
+  }),
+  bulkMaxBodyBytes: integer(
+    "BULK_MAX_BODY_BYTES",
+    4 * 1024 * 1024,
+    "Largest body of a bulk ask, in bytes; larger: 413.",
+    { min: 1024 },
+  ),
+  batchResultsPageMax: integer(
+    "BATCH_RESULTS_PAGE_MAX",
+    50,
+    "Items per page of GET /api/batches/<id>/?results=1 (each carries its result document).",
+    { min: 1, max: 1000 },
+  ),
+  webhookAllowPrivate: flag(
+    "WEBHOOK_ALLOW_PRIVATE",
+    false,
+    "Let webhooks call loopback, private, link-local and other non-public addresses (tests, closed networks).",
+  ),
+  webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 10_000, "Time limit of one webhook call.", {
+    min: 100,
+    max: 300_000,
+  }),
+  webhookMaxAttempts: integer(
+    "WEBHOOK_MAX_ATTEMPTS",
+    8,
+    "Calls of a webhook for one event before its delivery is marked failed.",
+    { min: 1, max: 100 },
+  ),
+  webhookRetryBaseMs: integer(
+    "WEBHOOK_RETRY_BASE_MS",
+    30_000,
+    "Wait before the first retry of a failed webhook call; doubled after each failure.",
+    { min: 10 },
+  ),
+  webhookRetryMaxMs: integer("WEBHOOK_RETRY_MAX_MS", 3_600_000, "Longest wait between two webhook calls.", {
+    min: 10,
+  }),
+  webhookPollMs: integer("WEBHOOK_POLL_MS", 1000, "How often a worker looks for webhook calls to make.", {
+    min: 10,
+    max: 60_000,
   }),
   connectors: text(
     "INTEL_CONNECTORS",

@@ -16,17 +16,19 @@ import type { IntelServices } from "../services/index.ts";
 import type { QuotaConfig } from "../services/quotas.ts";
 import { askAbout, type RequestRecord } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
-import { parseSubject } from "./subject.ts";
+import { watchRequest } from "../services/webhooks.ts";
+import { registerBatches } from "./batches.ts";
+import { ErrorBody } from "./schemas.ts";
+import { parseSubject, SubjectFields } from "./subject.ts";
+import { registerWebhooks } from "./webhooks.ts";
 
 export interface ApiDeps {
   store: IntelServices["store"];
   requests: Requests;
   queue: JobQueue;
   connectors: Connector[];
-  config: { retryAfterSeconds: number } & QuotaConfig;
+  config: IntelServices["config"];
 }
-
-const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { additionalProperties: true });
 
 const TypeRefSchema = Type.Object({
   name: Type.String(),
@@ -36,17 +38,7 @@ const TypeRefSchema = Type.Object({
 });
 
 const RequestBody = Type.Object({
-  super_type: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: "Super type short name, e.g. OBSERVABLE (case-insensitive).",
-  }),
-  type: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: "Type short name, e.g. IPV4 (case-insensitive).",
-  }),
-  value: Type.String({ minLength: 1, maxLength: 2048 }),
+  ...SubjectFields,
   force: Type.Optional(Type.Boolean({ default: false })),
   depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
 });
@@ -114,6 +106,8 @@ function gitCommitHash(): string {
 export function registerApi(app: App, deps: ApiDeps): void {
   registerAsk(app, deps);
   registerRequestStatus(app, deps);
+  registerBatches(app, deps);
+  registerWebhooks(app, deps);
   registerTypes(app, deps);
   registerStatus(app, deps);
 }
@@ -172,6 +166,8 @@ function registerAsk(app: App, deps: ApiDeps): void {
           .type("application/json; charset=utf-8")
           .send(answer.json as unknown as never);
       }
+      // The key's webhook (if any) is called when this request finishes.
+      await watchRequest(deps, req.apiKeyHash ?? "", answer.request.id);
       return reply
         .code(201)
         .header("location", answer.location)

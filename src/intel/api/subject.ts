@@ -1,4 +1,5 @@
 /** A request's (super type, type, value) checked against the taxonomy: a Subject, or a 400 saying what is wrong. */
+import { Type } from "typebox";
 import { badRequest } from "../../common/errors.ts";
 import type { Subject } from "../connectors/types.ts";
 import { checkValue, findSuperType, findType } from "../domain/taxonomy.ts";
@@ -20,3 +21,18 @@ export function parseSubject(input: { super_type: string; type: string; value: s
   if ("problem" in checked) throw badRequest(checked.code, checked.problem);
   return { superType: superType.shortName, type: type.shortName, value: checked.value };
 }
+
+/** The fields naming a subject, checked the same way in a single ask and in each item of a bulk ask. */
+export const SubjectFields = {
+  super_type: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "Super type short name, e.g. OBSERVABLE (case-insensitive).",
+  }),
+  type: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "Type short name, e.g. IPV4 (case-insensitive).",
+  }),
+  value: Type.String({ minLength: 1, maxLength: 2048 }),
+};

@@ -7,7 +7,7 @@
 import type { Transaction } from "kysely";
 import type { IntelConfig } from "../config.ts";
 import type { Connector, Subject } from "../connectors/types.ts";
-import type { JobQueue } from "../queue/jobs.ts";
+import type { JobQueue, Lane } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { findEntity, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
@@ -41,7 +41,8 @@ export type SubmitOutcome =
 export const subjectKey = (s: Subject) => `${s.superType}/${s.type}/${s.value}`;
 
 export interface Requests {
-  submit(subject: Subject, force: boolean, depth: number): Promise<SubmitOutcome>;
+  /** `lane` "bulk" for a batch's subjects: their lookups wait behind every interactive one. */
+  submit(subject: Subject, force: boolean, depth: number, lane?: Lane): Promise<SubmitOutcome>;
   getRequest(id: string): Promise<RequestsTable | undefined>;
   processRequest(id: string): Promise<void>;
   document(subject: Subject, depth: number): Promise<ResultDocument | undefined>;
@@ -73,14 +74,31 @@ export function createRequests(deps: RequestDeps): Requests {
     return json;
   }
 
-  async function submit(subject: Subject, force: boolean, depth: number): Promise<SubmitOutcome> {
+  async function submit(
+    subject: Subject,
+    force: boolean,
+    depth: number,
+    lane: Lane = "interactive",
+  ): Promise<SubmitOutcome> {
+    const outcome = await submitIn(lane, subject, force, depth);
+    // A client asking for a subject a batch queued must not wait behind that batch.
+    if (outcome.kind === "pending" && lane === "interactive") await queue.promote(outcome.request.id);
+    return outcome;
+  }
+
+  async function submitIn(
+    lane: Lane,
+    subject: Subject,
+    force: boolean,
+    depth: number,
+  ): Promise<SubmitOutcome> {
     const key = subjectKey(subject);
     await recordAsk(key);
     if (!force) {
       const stored = await storedOutcome(subject, key, depth);
       if (stored) return stored;
     }
-    const enqueue = (id: string, tx: Transaction<Database>) => queue.enqueue(id, tx);
+    const enqueue = (id: string, tx: Transaction<Database>) => queue.enqueue(id, tx, lane);
     return {
       kind: "pending",
       request: await joinOrCreateRequest(store, { ...subject, key }, force, enqueue),

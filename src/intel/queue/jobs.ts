@@ -10,20 +10,28 @@ import os from "node:os";
 import type { Kysely, Transaction } from "kysely";
 import { isAlive } from "../../common/process.ts";
 import {
+  BULK,
   type ClaimedJob,
   claimJob,
   deleteJob,
+  INTERACTIVE,
   insertJob,
   leasedJobs,
   leaseHolders,
+  promoteJob,
   queueDepth,
   renewLease,
   requeueJob,
 } from "../store/jobs.ts";
 import type { Database } from "../store/schema.ts";
 
+export type Lane = "interactive" | "bulk";
+
 export interface JobQueue {
-  enqueue(requestId: string, tx?: Transaction<Database>): Promise<void>;
+  /** Bulk jobs are claimed after every interactive one, and never take a worker's reserved slots. */
+  enqueue(requestId: string, tx?: Transaction<Database>, lane?: Lane): Promise<void>;
+  /** Moves a request's bulk job to the interactive lane (a client now waits for it). */
+  promote(requestId: string): Promise<void>;
   /** Starts processing in this process; `handler` gets the request id. */
   start(handler: (requestId: string) => Promise<void>): void;
   stop(): Promise<void>;
@@ -46,6 +54,8 @@ export interface LocalWorker {
 export interface QueueOptions {
   leaseMs: number;
   concurrency: number;
+  /** Slots kept for interactive jobs: bulk jobs run in at most concurrency − this (at least 1). */
+  interactiveSlots?: number;
   pollMs?: number;
 }
 
@@ -86,8 +96,12 @@ export function deadWorker(workerId: string, place = processPlace()): boolean {
 export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQueue {
   const worker = new QueueWorker(db, opts);
   return {
-    async enqueue(requestId, tx) {
-      await insertJob(tx ?? db, requestId);
+    async enqueue(requestId, tx, lane = "interactive") {
+      await insertJob(tx ?? db, requestId, lane === "bulk" ? BULK : INTERACTIVE);
+      worker.wake();
+    },
+    async promote(requestId) {
+      await promoteJob(db, requestId);
       worker.wake();
     },
     start: (handler) => worker.start(handler),
@@ -109,6 +123,8 @@ class QueueWorker {
   readonly id = newWorkerId();
   running = false;
   private active = 0;
+  /** Bulk jobs among `active`. */
+  private activeBulk = 0;
   private startedAt = 0;
   private finished = 0;
   private wakeUp: (() => void) | undefined;
@@ -172,17 +188,26 @@ class QueueWorker {
       }
       const job =
         this.active < this.opts.concurrency
-          ? await claimJob(this.db, this.id, this.opts.leaseMs).catch(() => undefined)
+          ? await claimJob(this.db, this.id, this.opts.leaseMs, !this.bulkSlotFree()).catch(() => undefined)
           : undefined;
       if (job) this.launch(job, handler);
       else await this.idle();
     }
   }
 
+  /** Whether a bulk job may start: bulk jobs leave `interactiveSlots` free (but always get one). */
+  private bulkSlotFree(): boolean {
+    const { concurrency, interactiveSlots = 0 } = this.opts;
+    return this.activeBulk < Math.max(1, concurrency - interactiveSlots);
+  }
+
   private launch(job: ClaimedJob, handler: Handler): void {
+    const bulk = job.priority !== INTERACTIVE;
     this.active++;
+    if (bulk) this.activeBulk++;
     const p = this.runJob(job, handler).finally(() => {
       this.active--;
+      if (bulk) this.activeBulk--;
       this.inFlight.delete(p);
       this.wake();
     });

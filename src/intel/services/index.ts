@@ -14,6 +14,8 @@ import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
 import { openStore, type Store } from "../store/db.ts";
 import { scheduleRetention } from "../store/retention.ts";
 import { getOrCreateSetting, randomHex } from "../store/settings.ts";
+import { afterRequest } from "./finished.ts";
+import { startDeliveries } from "./webhooks.ts";
 
 export interface IntelServices {
   store: Store;
@@ -55,6 +57,7 @@ export async function openIntelServices(
   const queue = createJobQueue(store.db, {
     leaseMs: config.jobLeaseMs,
     concurrency: config.workerConcurrency,
+    interactiveSlots: config.workerInteractiveSlots,
   });
   const requests = createRequests({ store, queue, config, connectors });
   const adminPath =
@@ -81,7 +84,17 @@ export async function openIntelServices(
 
 /** Starts processing requests in this process, and the retention sweep on its schedule. */
 export function startWorker(services: IntelServices, logger?: Logger): void {
-  services.queue.start((id) => services.requests.processRequest(id));
+  services.queue.start(async (id) => {
+    try {
+      await services.requests.processRequest(id);
+    } finally {
+      // Also after a failure: the request may have ended FAILED, which finishes batches too.
+      await afterRequest(services, id);
+    }
+  });
+  services.onClose.push(
+    startDeliveries(services, (err) => logger?.warn({ err }, "webhook deliveries: a pass failed")),
+  );
   const { retentionDays, retentionSweepMinutes } = services.config;
   if (retentionDays > 0) {
     const stop = scheduleRetention(services.store.db, retentionDays, retentionSweepMinutes, logger);

@@ -13,16 +13,26 @@ export interface ClaimedJob {
   id: string;
   request_id: string;
   attempts: number;
+  priority: number;
 }
+
+/** Job priorities: interactive asks (one subject from a client) are claimed before bulk ones. */
+export const INTERACTIVE = 0;
+export const BULK = 1;
 
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
-export async function insertJob(db: Db | Transaction<Database>, requestId: string): Promise<void> {
+export async function insertJob(
+  db: Db | Transaction<Database>,
+  requestId: string,
+  priority: number = INTERACTIVE,
+): Promise<void> {
   await db
     .insertInto("jobs")
     .values({
       id: newId(),
       request_id: requestId,
+      priority,
       status: "queued",
       attempts: 0,
       lease_until: null,
@@ -32,8 +42,17 @@ export async function insertJob(db: Db | Transaction<Database>, requestId: strin
     .execute();
 }
 
-/** Claims the oldest job that is queued or whose lease expired, for `worker`, or undefined. */
-export async function claimJob(db: Db, worker: string, leaseMs: number): Promise<ClaimedJob | undefined> {
+/**
+ * Claims the job that is queued or whose lease expired, for `worker`, or undefined: interactive
+ * jobs first, then the oldest. `interactiveOnly` leaves bulk jobs alone (the worker keeps slots
+ * free for interactive asks).
+ */
+export async function claimJob(
+  db: Db,
+  worker: string,
+  leaseMs: number,
+  interactiveOnly = false,
+): Promise<ClaimedJob | undefined> {
   const now = nowIso();
   const claimable = (eb: ExpressionBuilder<Database, "jobs">) =>
     eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)])]);
@@ -41,6 +60,8 @@ export async function claimJob(db: Db, worker: string, leaseMs: number): Promise
     .selectFrom("jobs")
     .select("id")
     .where(claimable)
+    .$if(interactiveOnly, (q) => q.where("priority", "=", INTERACTIVE))
+    .orderBy("priority")
     .orderBy("created_at")
     .limit(8)
     .execute();
@@ -54,12 +75,24 @@ export async function claimJob(db: Db, worker: string, leaseMs: number): Promise
     if (Number(result.numUpdatedRows) !== 1) continue;
     const job = await db
       .selectFrom("jobs")
-      .select(["id", "request_id", "attempts"])
+      .select(["id", "request_id", "attempts", "priority"])
       .where("id", "=", id)
       .executeTakeFirst();
     if (job) return job;
   }
   return undefined;
+}
+
+/** Makes a request's bulk job interactive: a client asking for it now waits behind no batch. */
+export async function promoteJob(db: Db, requestId: string): Promise<void> {
+  const bulk = await db
+    .selectFrom("jobs")
+    .select("id")
+    .where("request_id", "=", requestId)
+    .where("priority", ">", INTERACTIVE)
+    .executeTakeFirst();
+  if (!bulk) return;
+  await db.updateTable("jobs").set({ priority: INTERACTIVE }).where("id", "=", bulk.id).execute();
 }
 
 export async function renewLease(db: Db, jobId: string, worker: string, leaseMs: number): Promise<void> {

@@ -247,6 +247,82 @@ const quotas = (dialect: "sqlite" | "postgres"): Migration => ({
   },
 });
 
+/**
+ * Bulk asks and webhooks: batches and their items (each item points at the request that answers
+ * it), a priority on jobs (0 interactive before 1 bulk), webhooks per API key, the requests each
+ * webhook waits for, and the durable delivery log.
+ */
+const bulkHooks: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .alterTable("jobs")
+      .addColumn("priority", "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema.createIndex("jobs_request").on("jobs").column("request_id").execute();
+    await db.schema.createIndex("jobs_order").on("jobs").columns(["priority", "created_at"]).execute();
+    await db.schema
+      .createTable("batches")
+      .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+      .addColumn("token_hash", "varchar(64)", (c) => c.notNull())
+      .addColumn("depth", "integer", (c) => c.notNull())
+      .addColumn("total", "integer", (c) => c.notNull())
+      .addColumn("rejected", "text", (c) => c.notNull())
+      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+      .addColumn("finished_at", "varchar(32)")
+      .execute();
+    await db.schema
+      .createTable("batch_items")
+      .addColumn("batch_id", "varchar(36)", (c) => c.notNull())
+      .addColumn("idx", "integer", (c) => c.notNull())
+      .addColumn("request_id", "varchar(36)", (c) => c.notNull())
+      .addColumn("super_type", "varchar(64)", (c) => c.notNull())
+      .addColumn("type", "varchar(64)", (c) => c.notNull())
+      .addColumn("value", "text", (c) => c.notNull())
+      .addPrimaryKeyConstraint("batch_items_pk", ["batch_id", "idx"])
+      .execute();
+    await db.schema.createIndex("batch_items_request").on("batch_items").column("request_id").execute();
+    await createWebhookTables(db);
+  },
+};
+
+async function createWebhookTables(db: AnyDb): Promise<void> {
+  await db.schema
+    .createTable("webhooks")
+    .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+    .addColumn("token_hash", "varchar(64)", (c) => c.notNull().unique())
+    .addColumn("url", "text", (c) => c.notNull())
+    .addColumn("secret", "varchar(128)", (c) => c.notNull())
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable("webhook_watches")
+    .addColumn("request_id", "varchar(36)", (c) => c.notNull())
+    .addColumn("webhook_id", "varchar(36)", (c) => c.notNull())
+    .addPrimaryKeyConstraint("webhook_watches_pk", ["request_id", "webhook_id"])
+    .execute();
+  await db.schema
+    .createTable("webhook_deliveries")
+    .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+    .addColumn("webhook_id", "varchar(36)", (c) => c.notNull())
+    .addColumn("event", "varchar(32)", (c) => c.notNull())
+    .addColumn("target_id", "varchar(36)", (c) => c.notNull())
+    .addColumn("body", "text", (c) => c.notNull())
+    .addColumn("status", "varchar(16)", (c) => c.notNull())
+    .addColumn("attempts", "integer", (c) => c.notNull())
+    .addColumn("next_attempt_at", "varchar(32)", (c) => c.notNull())
+    .addColumn("last_status", "integer")
+    .addColumn("last_error", "text")
+    .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+    .addColumn("finished_at", "varchar(32)")
+    .addUniqueConstraint("webhook_deliveries_once", ["webhook_id", "event", "target_id"])
+    .execute();
+  await db.schema
+    .createIndex("webhook_deliveries_due")
+    .on("webhook_deliveries")
+    .columns(["status", "next_attempt_at"])
+    .execute();
+}
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
@@ -254,6 +330,7 @@ const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
     "2026-11-23-subject-asks": subjectAsks,
     "2026-11-23-audit-log": auditLog(dialect),
     "2026-11-24-quotas": quotas(dialect),
+    "2026-11-24-bulk-hooks": bulkHooks,
   }),
 });
 

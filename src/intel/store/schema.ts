@@ -145,6 +145,8 @@ export interface JobsTable {
   lease_until: string | null;
   worker: string | null;
   created_at: string;
+  /** 0 interactive (one subject asked by a client), 1 bulk (a batch's subject): 0 is claimed first. */
+  priority: Generated<number>;
 }
 
 export interface AdminSessionsTable {
@@ -175,6 +177,66 @@ export interface AuditLogTable {
   detail: string;
 }
 
+/** One bulk ask: its subjects are batch_items; the rejected ones are kept as JSON `[{index, detail, code}]`. */
+export interface BatchesTable {
+  id: string;
+  /** SHA-256 of the API key that asked (its webhook is called when the batch finishes). */
+  token_hash: string;
+  depth: number;
+  /** Subjects sent, valid or not. */
+  total: number;
+  rejected: string;
+  created_at: string;
+  /** Set once, when no item's request is still active. */
+  finished_at: string | null;
+}
+
+export interface BatchItemsTable {
+  batch_id: string;
+  /** The subject's position in the bulk ask. */
+  idx: number;
+  /** The request answering it: a new one, one it joined, or the stored lookup's. */
+  request_id: string;
+  super_type: string;
+  type: string;
+  value: string;
+}
+
+/** One URL per API key, called when a request or batch of that key finishes. */
+export interface WebhooksTable {
+  id: string;
+  token_hash: string;
+  url: string;
+  /** Signs each body (HMAC-SHA256); shown once when made. */
+  secret: string;
+  created_at: string;
+}
+
+/** A webhook waiting for a request it asked about (single asks answered 201). */
+export interface WebhookWatchesTable {
+  request_id: string;
+  webhook_id: string;
+}
+
+/** One notification to send, its attempts and outcome: the delivery log. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  /** "request.finished" or "batch.finished". */
+  event: string;
+  /** The request's or the batch's id. */
+  target_id: string;
+  body: string;
+  /** pending, delivered or failed (attempts exhausted). */
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
 export interface Database {
   super_types: SuperTypesTable;
   types: TypesTable;
@@ -193,4 +255,9 @@ export interface Database {
   admin_sessions: AdminSessionsTable;
   subject_asks: SubjectAsksTable;
   audit_log: AuditLogTable;
+  batches: BatchesTable;
+  batch_items: BatchItemsTable;
+  webhooks: WebhooksTable;
+  webhook_watches: WebhookWatchesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -1,0 +1,176 @@
+/**
+ * Bulk asks: `POST /api/requests/` (many subjects, each checked like a single ask) and
+ * `GET /api/batches/<id>/` (progress, and the results page by page).
+ */
+import { Type } from "typebox";
+import { Compile } from "typebox/compile";
+import { HttpError, notFound } from "../../common/errors.ts";
+import type { App } from "../../common/http.ts";
+import { type BulkEntry, batchProgress, submitBatch } from "../services/batches.ts";
+import type { IntelServices } from "../services/index.ts";
+import { ErrorBody } from "./schemas.ts";
+import { parseSubject, SubjectFields } from "./subject.ts";
+
+const tags = ["intel"];
+
+type Deps = Pick<IntelServices, "store" | "requests"> & {
+  config: Pick<IntelServices["config"], "bulkMax" | "bulkMaxBodyBytes" | "batchResultsPageMax">;
+};
+
+const BulkItem = Compile(Type.Object(SubjectFields));
+
+const BulkBody = Type.Object({
+  subjects: Type.Array(Type.Unknown(), {
+    minItems: 1,
+    description:
+      "Subjects `{super_type, type, value}`, each checked like a single ask; at most BULK_MAX (413 beyond).",
+  }),
+  force: Type.Optional(Type.Boolean({ default: false, description: "Refresh every subject." })),
+  depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
+});
+
+const Rejection = Type.Object({ index: Type.Integer(), detail: Type.String(), code: Type.String() });
+
+const BatchCreated = Type.Object({
+  id: Type.String({ description: "The batch id: GET /api/batches/<id>/" }),
+  total: Type.Integer({ description: "Subjects sent" }),
+  requests: Type.Array(Type.Object({ index: Type.Integer(), id: Type.String(), status: Type.String() }), {
+    description: "One request per accepted subject, by its index in `subjects`",
+  }),
+  rejected: Type.Array(Rejection),
+  finished: Type.Boolean({ description: "Every accepted subject was answered from storage" }),
+});
+
+const BatchItem = Type.Object(
+  {
+    index: Type.Integer(),
+    id: Type.String({ description: "The request answering this subject" }),
+    super_type: Type.String(),
+    type: Type.String(),
+    value: Type.String({ description: "The normalised value" }),
+    status: Type.String(),
+    result: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: "With ?results=1, when SUCCEEDED" }),
+    ),
+    errors: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: "With ?results=1, when FAILED" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const BatchProgress = Type.Object({
+  id: Type.String(),
+  created_at: Type.String(),
+  finished_at: Type.Union([Type.String(), Type.Null()]),
+  total: Type.Integer(),
+  accepted: Type.Integer(),
+  counts: Type.Record(Type.String(), Type.Integer(), { description: "Accepted subjects per request status" }),
+  rejected: Type.Array(Rejection),
+  items: Type.Array(BatchItem),
+  next_offset: Type.Union([Type.Integer(), Type.Null()], { description: "The next page's offset, if any" }),
+});
+
+/** Each subject checked alone: its shape (as a single ask's body), then its type and value. */
+export function checkBulkSubjects(subjects: unknown[]): BulkEntry[] {
+  return subjects.map((item, index) => {
+    if (!BulkItem.Check(item)) {
+      const first = [...BulkItem.Errors(item)][0];
+      const where = first?.instancePath.replace(/^\//, "") || "subject";
+      const detail = `${where} ${first?.message ?? "is not valid"} (expected {super_type, type, value})`;
+      return { index, error: { detail, code: "invalid_request" } };
+    }
+    try {
+      return { index, subject: parseSubject(item) };
+    } catch (err) {
+      if (err instanceof HttpError) return { index, error: { detail: err.message, code: err.code } };
+      throw err;
+    }
+  });
+}
+
+export function registerBatches(app: App, deps: Deps): void {
+  registerBulkAsk(app, deps);
+  registerBatchProgress(app, deps);
+}
+
+function registerBulkAsk(app: App, deps: Deps): void {
+  const { bulkMax, bulkMaxBodyBytes } = deps.config;
+  app.post(
+    "/api/requests/",
+    {
+      bodyLimit: bulkMaxBodyBytes,
+      schema: {
+        tags,
+        operationId: "ask_about_subjects",
+        summary:
+          "Ask about many subjects at once: 202 with a batch id and one request per valid subject; 400 when none is valid",
+        body: BulkBody,
+        response: { 202: BatchCreated, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody },
+      },
+    },
+    async (req, reply) => {
+      const { subjects } = req.body;
+      if (subjects.length > bulkMax) {
+        throw new HttpError(
+          413,
+          "too_many_subjects",
+          `At most ${bulkMax} subjects in one bulk ask (got ${subjects.length}).`,
+        );
+      }
+      const created = await submitBatch(deps, checkBulkSubjects(subjects), {
+        force: req.body.force ?? false,
+        depth: req.body.depth ?? 1,
+        tokenHash: req.apiKeyHash ?? "",
+      });
+      return reply.code(202).header("location", `/api/batches/${created.id}/`).send(created);
+    },
+  );
+}
+
+function registerBatchProgress(app: App, deps: Deps): void {
+  app.get(
+    "/api/batches/:id/",
+    {
+      schema: {
+        tags,
+        operationId: "get_batch",
+        summary:
+          "A bulk ask's progress (counts per status) and a page of its items, with their results on ?results=1",
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        querystring: Type.Object({
+          offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+          limit: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1000,
+              default: 100,
+              description: "Items per page (at most BATCH_RESULTS_PAGE_MAX with results=1)",
+            }),
+          ),
+          results: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 1,
+              default: 0,
+              description: "1: add each finished item's result",
+            }),
+          ),
+        }),
+        response: { 200: BatchProgress, 401: ErrorBody, 404: ErrorBody },
+      },
+    },
+    async (req) => {
+      const results = req.query.results === 1;
+      const asked = req.query.limit ?? 100;
+      const limit = results ? Math.min(asked, deps.config.batchResultsPageMax) : asked;
+      const progress = await batchProgress(deps, req.params.id, {
+        offset: req.query.offset ?? 0,
+        limit,
+        results,
+      });
+      if (!progress) throw notFound(`No batch ${req.params.id}.`);
+      return progress;
+    },
+  );
+}
