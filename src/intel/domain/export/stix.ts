@@ -8,6 +8,7 @@
 import type { ResultDocument } from "../requests.ts";
 import {
   DETECTION_EVENTS,
+  type ExportContext,
   type ExportEntity,
   type ExportEvent,
   type ExportGraph,
@@ -26,11 +27,6 @@ export interface StixBundle {
   type: "bundle";
   id: string;
   objects: StixObject[];
-}
-
-export interface ExportContext {
-  /** Vendor id → the vendor's name, for the identities. */
-  vendorNames: Record<string, string>;
 }
 
 /** One entity (or the hashes of one file) in the bundle. */
