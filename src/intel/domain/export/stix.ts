@@ -328,12 +328,28 @@ function addEvent(b: BundleBuilder, ev: ExportEvent, node: Node, indicators: Map
   });
 }
 
+/** A report refers to what the graph says it documents (or, documenting nothing known, to Loupe). */
+function fillReports(b: BundleBuilder, graph: ExportGraph, nodes: Map<string, Node>): void {
+  for (const node of new Set(nodes.values())) {
+    const report = b.objects.get(node.id);
+    if (report?.type !== "report") continue;
+    const refs = new Set<string>();
+    for (const r of graph.relations) {
+      const ends = [nodes.get(r.obj_from), nodes.get(r.obj_to)];
+      if (!ends.includes(node)) continue;
+      for (const end of ends) if (end && end !== node) refs.add(end.id);
+    }
+    report.object_refs = refs.size > 0 ? [...refs].sort() : [LOUPE_IDENTITY];
+  }
+}
+
 export function toStixBundle(doc: ResultDocument, ctx: ExportContext): StixBundle {
   const graph = exportGraph(doc);
   const b = new BundleBuilder();
   addIdentities(b, graph, ctx);
   const nodes = addNodes(b, graph);
   addRelationships(b, graph, nodes);
+  fillReports(b, graph, nodes);
   const indicators = addIndicators(b, graph, nodes);
   for (const ev of graph.events) {
     const node = nodes.get(ev.involved_entity);
