@@ -142,6 +142,7 @@ function sdoObject(
 /** Every entity STIX can say as a node: files (grouped hashes), other observables, SDOs. */
 function addNodes(b: BundleBuilder, graph: ExportGraph): Map<string, Node> {
   const nodes = new Map<string, Node>();
+  const scoNodes = new Map<string, Node>();
   for (const group of fileGroups(graph).values()) {
     const hashes = Object.fromEntries(group.map((h) => [STIX_HASH_NAMES[typeOf(h) as "MD5"], h.name]));
     const sco = fileSco(hashes);
@@ -153,7 +154,10 @@ function addNodes(b: BundleBuilder, graph: ExportGraph): Map<string, Node> {
     if (nodes.has(entity.id)) continue;
     const sco = observableSco(entity);
     if (sco) {
-      const node = nodeOf(scoId(sco), [entity], sco);
+      // A DOMAIN and a HOSTNAME of one name are one domain-name: one node.
+      const id = scoId(sco);
+      const node = scoNodes.get(id) ?? nodeOf(id, [entity], sco);
+      scoNodes.set(id, node);
       b.add(scoObject(b, node as Node & { sco: Sco }));
       nodes.set(entity.id, node);
       continue;
