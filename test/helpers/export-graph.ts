@@ -1,7 +1,7 @@
 /**
  * A rich result document for the export tests, built by the real `buildDocument` from table rows:
  * a file known by three hashes, a domain and the IP it resolves to, a URL, a malware family, a
- * threat actor, a CVE, an ATT&CK technique, a phone number no export format has a type for, and
+ * threat actor, a CVE, an ATT&CK technique, a report, a phone number STIX has no type for, and
  * events (a detection, passive DNS, a sighting of the malware), with several TLP and PAP levels.
  */
 import { buildDocument } from "../../src/intel/domain/document.ts";
@@ -21,6 +21,7 @@ export const RICH = {
   cve: "CVE-2021-44228",
   technique: "T1059.001 PowerShell",
   phone: "+33 6 00 00 00 00",
+  report: "OTX pulse: Emotet returns",
 };
 
 const T0 = "2026-11-01T10:00:00.000Z";
@@ -106,10 +107,14 @@ export function richDocument(values: Partial<typeof RICH> = {}, description = ""
   const cve = entity("OBSERVABLE", "CVE", v.cve, { vendors: "vulnlookup" });
   const technique = entity("TTP", "MITRE", v.technique, { vendors: "otx" });
   const phone = entity("OBSERVABLE", "PHONE", v.phone);
+  const report = entity("EXT_DOC", "REPORT", v.report, {
+    vendors: "otx",
+    source_url: "https://otx.alienvault.com/pulse/1",
+  });
   return buildDocument(
     {
       root,
-      entities: [root, sha1, md5, domain, ip, url, malware, actor, cve, technique, phone],
+      entities: [root, sha1, md5, domain, ip, url, malware, actor, cve, technique, phone, report],
       relations: [
         relation("same file as", root, sha1),
         relation("same file as", root, md5),
@@ -121,6 +126,8 @@ export function richDocument(values: Partial<typeof RICH> = {}, description = ""
         relation("exploits", malware, cve, "otx"),
         relation("uses", malware, technique, "otx"),
         relation("mentions", phone, root),
+        relation("documents", report, malware, "otx"),
+        relation("documents", report, domain, "otx"),
       ],
       events: [
         event("AV_DETECTION", "Kaspersky: EICAR-Test-File", root, "virustotal", 61),

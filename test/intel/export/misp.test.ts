@@ -93,6 +93,12 @@ describe("MISP export", () => {
     assert.equal(malpedia.GalaxyCluster[0].description, "Banking trojan turned loader");
   });
 
+  it("tags what a threat is tied to with that threat's cluster", () => {
+    const file = object("file");
+    for (const a of file.Attribute) assert.ok(tags(a).includes('misp-galaxy:malpedia="Emotet"'), a.type);
+    assert.ok(!tags(attribute(RICH.phone)).some((t: string) => t.startsWith("misp-galaxy:")));
+  });
+
   it("turns events into sightings with first and last seen", () => {
     const sha256 = object("file").Attribute.find((a: Json) => a.type === "sha256");
     assert.equal(sha256.Sighting.length, 1);

@@ -80,6 +80,13 @@ describe("STIX export", () => {
     );
   });
 
+  it("makes a report of a document, referring to what it documents", () => {
+    const report = one("report", (r) => r.name === RICH.report);
+    const documented = report.object_refs.map((id: string) => byId(id).type).sort();
+    assert.deepEqual(documented, ["domain-name", "malware"]);
+    assert.equal(report.external_references[0].url, "https://otx.alienvault.com/pulse/1");
+  });
+
   it("has an identity for Loupe and one per vendor, and vendors create what only they said", () => {
     const names = ofType("identity")
       .map((o) => o.name)

@@ -7,6 +7,7 @@
  */
 import type { ResultDocument } from "../requests.ts";
 import {
+  type ExportContext,
   type ExportEntity,
   type ExportEvent,
   type ExportGraph,
@@ -16,7 +17,6 @@ import {
   typeOf,
 } from "./graph.ts";
 import { stableUuidV4 } from "./ids.ts";
-import type { ExportContext } from "./stix.ts";
 
 /** The super types Colander's models know (`colander_internal_type` is the lower-cased short name). */
 const COLANDER_SUPER_TYPES = new Set([

@@ -9,6 +9,12 @@ export type ExportEntity = ResultDocument["root_entity"];
 export type ExportEvent = ResultDocument["events"][number];
 export type ExportRelation = ResultDocument["relations"][number];
 
+/** What an export needs besides the document. */
+export interface ExportContext {
+  /** Vendor id → the vendor's name (STIX identities). */
+  vendorNames: Record<string, string>;
+}
+
 export interface ExportGraph {
   root: ExportEntity;
   /** The root first, then the others in the document's order. */

@@ -1,10 +1,11 @@
 /** The export formats of a result document (`GET /api/request/<id>/?format=`): pure functions of the document. */
 import type { ResultDocument } from "../requests.ts";
 import { toColanderFeed } from "./colander.ts";
+import type { ExportContext } from "./graph.ts";
 import { toMispEvent } from "./misp.ts";
-import { type ExportContext, toStixBundle } from "./stix.ts";
+import { toStixBundle } from "./stix.ts";
 
-export type { ExportContext } from "./stix.ts";
+export type { ExportContext } from "./graph.ts";
 
 export const EXPORT_FORMATS = ["stix", "misp", "colander"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

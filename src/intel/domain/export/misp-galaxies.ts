@@ -78,9 +78,13 @@ function clusterValue(e: ExportEntity, galaxy: Galaxy): string {
   return e.name;
 }
 
-/** The galaxies of the graph's threats, each with its clusters. */
-export function galaxiesOf(graph: ExportGraph): Array<Galaxy & { GalaxyCluster: MispCluster[] }> {
+/** The galaxies of the graph's threats, each with its clusters, and the cluster tag of each threat entity. */
+export function galaxiesOf(graph: ExportGraph): {
+  galaxies: Array<Galaxy & { GalaxyCluster: MispCluster[] }>;
+  clusterTags: Map<string, string>;
+} {
   const byGalaxy = new Map<Galaxy, MispCluster[]>();
+  const clusterTags = new Map<string, string>();
   for (const e of graph.entities) {
     const galaxy = galaxyOf(e);
     if (!galaxy) continue;
@@ -95,9 +99,11 @@ export function galaxiesOf(graph: ExportGraph): Array<Galaxy & { GalaxyCluster: 
       authors: vendorsOf(e.attributes),
       meta: e.source_url ? { refs: [e.source_url] } : {},
     };
+    clusterTags.set(e.id, cluster.tag_name);
     const clusters = byGalaxy.get(galaxy) ?? [];
     if (!clusters.some((c) => c.uuid === cluster.uuid)) clusters.push(cluster);
     byGalaxy.set(galaxy, clusters);
   }
-  return [...byGalaxy].map(([galaxy, clusters]) => ({ ...galaxy, GalaxyCluster: clusters }));
+  const galaxies = [...byGalaxy].map(([galaxy, clusters]) => ({ ...galaxy, GalaxyCluster: clusters }));
+  return { galaxies, clusterTags };
 }

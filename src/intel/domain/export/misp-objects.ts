@@ -93,11 +93,18 @@ function seen(e: ExportEntity, events: ExportEvent[]): { first_seen?: string; la
   return { first_seen: firsts[0], last_seen: [firsts[0]!, lasts.at(-1)!].sort().at(-1) };
 }
 
+/** What attributes are made with: the graph, which ones are for detection, which galaxy tags they take. */
+export interface AttributeContext {
+  graph: ExportGraph;
+  toIds(e: ExportEntity): boolean;
+  /** Tags besides TLP and PAP (the galaxy clusters of the threats an observable is tied to). */
+  tags(e: ExportEntity): MispTag[];
+}
+
 /** An entity as a MISP attribute (undefined when MISP has no type for it). */
 export function mispAttribute(
   e: ExportEntity,
-  toIds: boolean,
-  graph: ExportGraph,
+  ctx: AttributeContext,
   inObject?: { uuid: string; relation: string },
 ): MispAttribute | undefined {
   const typed = attributeType(e);
@@ -107,7 +114,7 @@ export function mispAttribute(
     type: typed[0],
     category: typed[1],
     value: e.name,
-    to_ids: toIds,
+    to_ids: ctx.toIds(e),
     ...(inObject ? { object_relation: inObject.relation } : {}),
     distribution: "5",
     sharing_group_id: "0",
@@ -115,9 +122,9 @@ export function mispAttribute(
     comment: e.description,
     deleted: false,
     disable_correlation: false,
-    ...seen(e, graph.events),
-    Tag: markingTags(e.tlp, e.pap),
-    Sighting: sightings(e, graph.events),
+    ...seen(e, ctx.graph.events),
+    Tag: [...markingTags(e.tlp, e.pap), ...ctx.tags(e)],
+    Sighting: sightings(e, ctx.graph.events),
   };
 }
 
@@ -149,12 +156,11 @@ const DOMAIN_IP: Template = {
 function mispObject(
   template: Template,
   members: Array<[ExportEntity, string]>,
-  graph: ExportGraph,
-  toIds: (e: ExportEntity) => boolean,
+  ctx: AttributeContext,
 ): MispObject {
   const uuid = loupeUuid("misp-object", template.name, ...members.map(([e]) => `${typeOf(e)}:${e.name}`));
   const attributes = members
-    .map(([e, relation]) => mispAttribute(e, toIds(e), graph, { uuid, relation }))
+    .map(([e, relation]) => mispAttribute(e, ctx, { uuid, relation }))
     .filter((a): a is MispAttribute => a !== undefined);
   return {
     uuid,
@@ -199,29 +205,26 @@ function domainIpMembers(
 
 /** The file and domain-ip objects, their references, and which entities they hold. */
 export function objectsOf(
-  graph: ExportGraph,
+  ctx: AttributeContext,
   files: Map<string, ExportEntity[]>,
-  harmful: Set<string>,
 ): { objects: MispObject[]; inObjects: Set<string> } {
+  const { graph } = ctx;
   const byId = new Map(graph.entities.map((e) => [e.id, e]));
   const holder = new Map<string, MispObject>();
   const objects: MispObject[] = [];
-  const add = (
-    template: Template,
-    members: Array<[ExportEntity, string]>,
-    toIds = (e: ExportEntity) => harmful.has(e.id),
-  ) => {
-    const object = mispObject(template, members, graph, toIds);
+  const add = (template: Template, members: Array<[ExportEntity, string]>, objectCtx = ctx) => {
+    const object = mispObject(template, members, objectCtx);
     objects.push(object);
     for (const [e] of members) if (!holder.has(e.id)) holder.set(e.id, object);
   };
   for (const group of files.values()) {
     // The hashes name one file: what is said of one is said of the file.
-    const harmfulFile = group.some((h) => harmful.has(h.id));
+    const harmfulFile = group.some((h) => ctx.toIds(h));
+    const fileTags = group.flatMap((h) => ctx.tags(h));
     add(
       FILE,
       group.map((h) => [h, typeOf(h).toLowerCase()]),
-      () => harmfulFile,
+      { ...ctx, toIds: () => harmfulFile, tags: () => fileTags },
     );
   }
   for (const members of domainIpMembers(graph, byId)) add(DOMAIN_IP, members);

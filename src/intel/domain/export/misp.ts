@@ -7,6 +7,7 @@
  */
 import type { ResultDocument } from "../requests.ts";
 import {
+  type ExportContext,
   type ExportEntity,
   type ExportGraph,
   exportGraph,
@@ -18,6 +19,7 @@ import {
 import { loupeUuid } from "./ids.ts";
 import { galaxiesOf } from "./misp-galaxies.ts";
 import {
+  type AttributeContext,
   type MispAttribute,
   type MispObject,
   type MispTag,
@@ -26,18 +28,31 @@ import {
   objectsOf,
   unixSeconds,
 } from "./misp-objects.ts";
-import type { ExportContext } from "./stix.ts";
 
 export interface MispEvent {
   Event: Record<string, unknown> & { Attribute: MispAttribute[]; Object: MispObject[]; Tag: MispTag[] };
 }
 
 /** Observables that are neither in a file nor in a domain-ip object: plain attributes. */
-function looseAttributes(graph: ExportGraph, inObjects: Set<string>, harmful: Set<string>): MispAttribute[] {
-  return graph.entities
+function looseAttributes(ctx: AttributeContext, inObjects: Set<string>): MispAttribute[] {
+  return ctx.graph.entities
     .filter((e) => superTypeOf(e) === "OBSERVABLE" && !inObjects.has(e.id))
-    .map((e) => mispAttribute(e, harmful.has(e.id), graph))
+    .map((e) => mispAttribute(e, ctx))
     .filter((a): a is MispAttribute => a !== undefined);
+}
+
+/** For each entity, the cluster tags of the threats a relation ties it to. */
+function threatTagsOf(graph: ExportGraph, clusterTags: Map<string, string>): (e: ExportEntity) => MispTag[] {
+  const tags = new Map<string, Set<string>>();
+  for (const r of graph.relations)
+    for (const [entity, other] of [
+      [r.obj_from, r.obj_to],
+      [r.obj_to, r.obj_from],
+    ] as const) {
+      const tag = clusterTags.get(other);
+      if (tag && !clusterTags.has(entity)) tags.set(entity, new Set([...(tags.get(entity) ?? []), tag]));
+    }
+  return (e) => [...(tags.get(e.id) ?? [])].sort().map((name) => ({ name }));
 }
 
 const latest = (times: string[]) => times.reduce((a, b) => (b > a ? b : a), "");
@@ -45,11 +60,16 @@ const latest = (times: string[]) => times.reduce((a, b) => (b > a ? b : a), "");
 export function toMispEvent(doc: ResultDocument, _ctx: ExportContext): MispEvent {
   const graph = exportGraph(doc);
   const harmful = harmfulObservables(graph);
-  const { objects, inObjects } = objectsOf(graph, fileGroups(graph), harmful);
-  const attributes = looseAttributes(graph, inObjects, harmful);
-  const galaxies = galaxiesOf(graph);
+  const { galaxies, clusterTags } = galaxiesOf(graph);
+  const ctx: AttributeContext = {
+    graph,
+    toIds: (e) => harmful.has(e.id),
+    tags: threatTagsOf(graph, clusterTags),
+  };
+  const { objects, inObjects } = objectsOf(ctx, fileGroups(graph));
+  const attributes = looseAttributes(ctx, inObjects);
   const root: ExportEntity = graph.root;
-  const clusterTags = galaxies.flatMap((g) => g.GalaxyCluster.map((c) => ({ name: c.tag_name })));
+  const galaxyTags = galaxies.flatMap((g) => g.GalaxyCluster.map((c) => ({ name: c.tag_name })));
   return {
     Event: {
       uuid: loupeUuid("misp-event", typeOf(root), root.name),
@@ -66,7 +86,7 @@ export function toMispEvent(doc: ResultDocument, _ctx: ExportContext): MispEvent
       sharing_group_id: "0",
       attribute_count: String(attributes.length + objects.reduce((n, o) => n + o.Attribute.length, 0)),
       Orgc: { name: "Loupe", uuid: loupeUuid("misp-org", "loupe") },
-      Tag: [...markingTags(root.tlp, root.pap), ...vendorTags(graph), ...clusterTags],
+      Tag: [...markingTags(root.tlp, root.pap), ...vendorTags(graph), ...galaxyTags],
       Attribute: attributes,
       Object: objects,
       Galaxy: galaxies,

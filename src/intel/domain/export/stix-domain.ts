@@ -1,6 +1,6 @@
 /**
- * Entities that are STIX Domain Objects: malware, threat actors, attack patterns, vulnerabilities
- * and identities, with their STIX vocabulary words. Only the type-specific properties are here;
+ * Entities that are STIX Domain Objects: malware, threat actors, attack patterns, vulnerabilities,
+ * identities and reports, with their STIX vocabulary words. Only the type-specific properties are here;
  * stix.ts adds the common ones (id, times, creator, markings).
  */
 import type { ExportEntity } from "./graph.ts";
@@ -92,6 +92,12 @@ export function entitySdo(e: ExportEntity): Sdo | undefined {
   if (superType === "THREAT") return fromThreat(e);
   if (superType === "ACTOR") return fromActor(e);
   if (superType === "TTP") return attackPattern(e);
+  // Its object_refs (what it documents) are filled in once every object is known (stix.ts).
+  if (superType === "EXT_DOC")
+    return {
+      type: "report",
+      props: { name: e.name, published: e.created_at, report_types: ["threat-report"] },
+    };
   if (superType === "OBSERVABLE" && e.type.short_name === "CVE")
     return {
       type: "vulnerability",

@@ -8,6 +8,7 @@
 import type { ResultDocument } from "../requests.ts";
 import {
   DETECTION_EVENTS,
+  type ExportContext,
   type ExportEntity,
   type ExportEvent,
   type ExportGraph,
@@ -26,11 +27,6 @@ export interface StixBundle {
   type: "bundle";
   id: string;
   objects: StixObject[];
-}
-
-export interface ExportContext {
-  /** Vendor id → the vendor's name, for the identities. */
-  vendorNames: Record<string, string>;
 }
 
 /** One entity (or the hashes of one file) in the bundle. */
@@ -146,6 +142,7 @@ function sdoObject(
 /** Every entity STIX can say as a node: files (grouped hashes), other observables, SDOs. */
 function addNodes(b: BundleBuilder, graph: ExportGraph): Map<string, Node> {
   const nodes = new Map<string, Node>();
+  const scoNodes = new Map<string, Node>();
   for (const group of fileGroups(graph).values()) {
     const hashes = Object.fromEntries(group.map((h) => [STIX_HASH_NAMES[typeOf(h) as "MD5"], h.name]));
     const sco = fileSco(hashes);
@@ -157,7 +154,10 @@ function addNodes(b: BundleBuilder, graph: ExportGraph): Map<string, Node> {
     if (nodes.has(entity.id)) continue;
     const sco = observableSco(entity);
     if (sco) {
-      const node = nodeOf(scoId(sco), [entity], sco);
+      // A DOMAIN and a HOSTNAME of one name are one domain-name: one node.
+      const id = scoId(sco);
+      const node = scoNodes.get(id) ?? nodeOf(id, [entity], sco);
+      scoNodes.set(id, node);
       b.add(scoObject(b, node as Node & { sco: Sco }));
       nodes.set(entity.id, node);
       continue;
@@ -332,12 +332,28 @@ function addEvent(b: BundleBuilder, ev: ExportEvent, node: Node, indicators: Map
   });
 }
 
+/** A report refers to what the graph says it documents (or, documenting nothing known, to Loupe). */
+function fillReports(b: BundleBuilder, graph: ExportGraph, nodes: Map<string, Node>): void {
+  for (const node of new Set(nodes.values())) {
+    const report = b.objects.get(node.id);
+    if (report?.type !== "report") continue;
+    const refs = new Set<string>();
+    for (const r of graph.relations) {
+      const ends = [nodes.get(r.obj_from), nodes.get(r.obj_to)];
+      if (!ends.includes(node)) continue;
+      for (const end of ends) if (end && end !== node) refs.add(end.id);
+    }
+    report.object_refs = refs.size > 0 ? [...refs].sort() : [LOUPE_IDENTITY];
+  }
+}
+
 export function toStixBundle(doc: ResultDocument, ctx: ExportContext): StixBundle {
   const graph = exportGraph(doc);
   const b = new BundleBuilder();
   addIdentities(b, graph, ctx);
   const nodes = addNodes(b, graph);
   addRelationships(b, graph, nodes);
+  fillReports(b, graph, nodes);
   const indicators = addIndicators(b, graph, nodes);
   for (const ev of graph.events) {
     const node = nodes.get(ev.involved_entity);
