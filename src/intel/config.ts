@@ -1,4 +1,4 @@
-import { httpUrl, integer, optionalText, readSettings, text } from "../common/settings.ts";
+import { ConfigError, httpUrl, integer, optionalText, readSettings, text } from "../common/settings.ts";
 
 /** Settings of the intel service (docs/configuration.md lists them). */
 export const intelSettings = {
@@ -134,7 +134,30 @@ export const intelSettings = {
 export type IntelConfig = ReturnType<typeof readIntelConfig>;
 
 export function readIntelConfig(env: NodeJS.ProcessEnv = process.env) {
-  return { ...readSettings(intelSettings, env), vendorUrls: vendorUrlOverrides(env) };
+  return {
+    ...readSettings(intelSettings, env),
+    vendorUrls: vendorUrlOverrides(env),
+    vendorTtlSeconds: vendorTtlOverrides(env),
+  };
+}
+
+/** Longest TTL a setting may give (ten years): past it, seconds would stop fitting a date. */
+const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
+
+/** INTEL_VENDOR_TTL_<ID>=seconds replaces how long vendor <id>'s stored answer stays fresh (0 = never). */
+export function vendorTtlOverrides(env: NodeJS.ProcessEnv): Record<string, number> {
+  const out: Record<string, number> = {};
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    const m = /^INTEL_VENDOR_TTL_([A-Z0-9_]+)$/.exec(key);
+    if (!m?.[1] || value === undefined || value === "") continue;
+    const seconds = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+    if (!(seconds <= MAX_TTL_SECONDS))
+      problems.push(`${key} must be a whole number of seconds from 0 to ${MAX_TTL_SECONDS}, got "${value}"`);
+    else out[m[1].toLowerCase()] = seconds;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out;
 }
 
 /** INTEL_VENDOR_URL_<ID>=http://host:port replaces the scheme, host and port of vendor <id>'s API. */

@@ -5,9 +5,9 @@ import { notFound } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
-import { superTypeJson, typeJson } from "../domain/document.ts";
+import { sourceViews, superTypeJson, typeJson } from "../domain/document.ts";
 import type { Requests } from "../domain/requests.ts";
-import { vendorErrors } from "../domain/requests.ts";
+import { askedIds, vendorErrors } from "../domain/requests.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import type { IntelServices } from "../services/index.ts";
@@ -20,7 +20,7 @@ export interface ApiDeps {
   requests: Requests;
   queue: JobQueue;
   connectors: Connector[];
-  config: { retryAfterSeconds: number };
+  config: { retryAfterSeconds: number; vendorTtlSeconds: Record<string, number> };
 }
 
 const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { additionalProperties: true });
@@ -44,9 +44,47 @@ const RequestBody = Type.Object({
     description: "Type short name, e.g. IPV4 (case-insensitive).",
   }),
   value: Type.String({ minLength: 1, maxLength: 2048 }),
-  force: Type.Optional(Type.Boolean({ default: false })),
+  force: Type.Optional(
+    Type.Union(
+      [
+        Type.Boolean(),
+        Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+          minItems: 1,
+          maxItems: 64,
+          uniqueItems: true,
+        }),
+      ],
+      {
+        default: false,
+        description:
+          "true: ask every vendor again; a list of vendor ids (GET /api/modules/): ask only those again; false: answer from storage while each vendor's data is within its TTL.",
+      },
+    ),
+  ),
   depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
 });
+
+/** One vendor's part of a result (`sources.<vendor>`). */
+const SourceSchema = Type.Object(
+  {
+    status: Type.Union(
+      [Type.Literal("ok"), Type.Literal("not_found"), Type.Literal("error"), Type.Literal("skipped")],
+      { description: "skipped: the subject's TLP/PAP forbids sending it to this vendor (see `reason`)" },
+    ),
+    error: Type.Union([Type.String(), Type.Null()]),
+    fetched_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description: "When the vendor answered (null when it was never asked)",
+    }),
+    age_seconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "Seconds since fetched_at, when this answer was made",
+    }),
+    from_cache: Type.Boolean({
+      description: "True when served from storage without asking the vendor in this request",
+    }),
+    reason: Type.Optional(Type.Union([Type.Literal("tlp"), Type.Literal("pap")])),
+  },
+  { additionalProperties: true },
+);
 
 /** Threatr's RequestSerializer: super type and type as the same objects as an entity's. */
 const tags = ["intel"];
@@ -139,7 +177,10 @@ function registerAsk(app: App, deps: ApiDeps): void {
               }),
               relations: Type.Array(Type.Object({}, { additionalProperties: true })),
               graph: Type.String({ description: "Mermaid flowchart LR" }),
-              sources: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true })),
+              sources: Type.Record(Type.String(), SourceSchema, {
+                description:
+                  "Each vendor's part: its outcome, when it was fetched, and whether this answer asked it",
+              }),
             },
             { additionalProperties: true },
           ),
@@ -187,7 +228,8 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
       schema: {
         tags,
         operationId: "get_request",
-        summary: "A request's status and per-vendor outcome",
+        summary:
+          "A request's status, the vendors it asks (`asked`), whether it is a background refresh, and per-vendor outcome",
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
       },
     },
@@ -199,7 +241,13 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
         force: r.force === 1,
         started_at: r.started_at,
         finished_at: r.finished_at,
-        sources: JSON.parse(r.vendors),
+        asked: askedIds(r),
+        background: r.background === 1,
+        sources: sourceViews(
+          JSON.parse(r.vendors),
+          Date.now(),
+          new Set(askedIds(r) ?? Object.keys(JSON.parse(r.vendors))),
+        ),
         errors: vendorErrors(r),
       };
     },

@@ -47,10 +47,23 @@ export function enabledConnectors(setting: string, available: Connector[] = CONN
   return available.filter((c) => ids.includes(c.id));
 }
 
+/** Per-vendor settings (INTEL_VENDOR_TTL_<ID>) must name a known connector: a typo is a configuration error. */
+export function checkVendorSettings(config: IntelConfig, available: Connector[] = CONNECTORS): void {
+  const unknown = Object.keys(config.vendorTtlSeconds).filter((id) => !available.some((c) => c.id === id));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      unknown.map(
+        (id) =>
+          `INTEL_VENDOR_TTL_${id.toUpperCase()} names no connector (known: ${available.map((c) => c.id).join(", ")})`,
+      ),
+    );
+}
+
 export async function openIntelServices(
   config: IntelConfig,
   connectors: Connector[] = enabledConnectors(config.connectors),
 ): Promise<IntelServices> {
+  checkVendorSettings(config);
   const store = await openStore(config.databaseUrl, { waitMs: config.databaseWaitMs, taxonomy: SUPER_TYPES });
   const queue = createJobQueue(store.db, {
     leaseMs: config.jobLeaseMs,

@@ -5,6 +5,7 @@
  */
 import type { Connector } from "../connectors/types.ts";
 import { isUsable } from "../domain/fanout.ts";
+import { type FreshnessConfig, ttlSeconds } from "../domain/freshness.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { cachedCounts } from "../store/browse.ts";
 import { credentialCounts } from "../store/credentials.ts";
@@ -19,6 +20,8 @@ export interface ModuleStatus {
   supported_types: string[];
   credential_fields: string[];
   usable: boolean;
+  /** How long its stored answers stay fresh (the connector's TTL or INTEL_VENDOR_TTL_<ID>). */
+  ttl_seconds: number;
 }
 
 export interface WorkerStatus {
@@ -30,10 +33,13 @@ export interface WorkerStatus {
   available_results: number;
 }
 
-export async function moduleStatuses(deps: {
+type StatusDeps = {
   store: Store;
   connectors: Connector[];
-}): Promise<ModuleStatus[]> {
+  config: Pick<FreshnessConfig, "vendorTtlSeconds">;
+};
+
+export async function moduleStatuses(deps: StatusDeps): Promise<ModuleStatus[]> {
   const counts = await credentialCounts(deps.store.db);
   return deps.connectors.map((c) => {
     const sets = counts.get(c.id) ?? 0;
@@ -47,6 +53,7 @@ export async function moduleStatuses(deps: {
       supported_types: c.supportedTypes.map((t) => `${t.superType}/${t.type}`),
       credential_fields: c.credentialFields,
       usable,
+      ttl_seconds: ttlSeconds(c, deps.config),
     };
   });
 }
@@ -71,7 +78,7 @@ async function workerStatuses(queue: JobQueue, queued: number): Promise<WorkerSt
   );
 }
 
-export async function serviceStatus(deps: { store: Store; queue: JobQueue; connectors: Connector[] }) {
+export async function serviceStatus(deps: StatusDeps & { queue: JobQueue }) {
   const queue = await deps.queue.depth();
   return {
     ...(await cachedCounts(deps.store.db)),

@@ -10,6 +10,8 @@ export const abuseipdb: Connector = {
   supportedTypes: [ip("IPV4"), ip("IPV6")],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://api.abuseipdb.com",
+  ttlSeconds: 24 * 3600, // abuse reports arrive daily
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const res = await http.get("/api/v2/check", {
       query: { ipAddress: subject.value, maxAgeInDays: 90, verbose: "" },

@@ -10,6 +10,8 @@ export const greynoise: Connector = {
   supportedTypes: [ip("IPV4")],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://api.greynoise.io",
+  ttlSeconds: 24 * 3600, // scanner activity changes daily
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const res = await http.get(`/v3/community/${encodeURIComponent(subject.value)}`, {
       headers: { key: credentials.api_key ?? "" },

@@ -43,6 +43,8 @@ export const shodan: Connector = {
   ],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://api.shodan.io",
+  ttlSeconds: 3 * 24 * 3600, // hosts are rescanned every few days
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const key = credentials.api_key ?? "";
     const isDns = subject.type === "DOMAIN" || subject.type === "DNS_RECORD";

@@ -42,6 +42,8 @@ export const virustotal: Connector = {
   ),
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://www.virustotal.com",
+  ttlSeconds: 24 * 3600, // detections change daily
+  disclosure: "third_party",
   async fetch(subject, credentials, ctx) {
     const path = vtObjectPath(subject);
     if (!path) return null;
