@@ -1,4 +1,52 @@
-import { ConfigError, httpUrl, integer, optionalText, readSettings, text } from "../common/settings.ts";
+import {
+  ConfigError,
+  httpUrl,
+  integer,
+  optionalText,
+  readSettings,
+  type Setting,
+  text,
+} from "../common/settings.ts";
+import { MARKINGS, type Marking, parseMarking } from "./domain/markings.ts";
+
+const LEVELS = MARKINGS.join(", ");
+
+function marking(env: string, defaultValue: Marking, describe: string): Setting<Marking> {
+  return {
+    env,
+    defaultValue,
+    describe,
+    parse(raw) {
+      const level = parseMarking(raw);
+      if (!level) throw new Error(`must be one of ${LEVELS}, got "${raw}"`);
+      return level;
+    },
+  };
+}
+
+/** `vendor:LEVEL,…`: the most restricted level each named connector may receive. */
+function allowances(env: string, describe: string): Setting<Record<string, Marking>> {
+  return {
+    env,
+    defaultValue: {},
+    describe,
+    documentedDefault: "none",
+    parse(raw) {
+      const out: Record<string, Marking> = {};
+      for (const item of raw
+        .split(",")
+        .map((v) => v.trim())
+        .filter(Boolean)) {
+        const [vendor, level] = item.split(":").map((v) => v.trim());
+        const parsed = level ? parseMarking(level) : undefined;
+        if (!vendor || !/^[a-z0-9_]+$/.test(vendor) || !parsed)
+          throw new Error(`must be vendor:LEVEL pairs (LEVEL one of ${LEVELS}), got "${item}"`);
+        out[vendor] = parsed;
+      }
+      return out;
+    },
+  };
+}
 
 /** Settings of the intel service (docs/configuration.md lists them). */
 export const intelSettings = {
@@ -122,6 +170,16 @@ export const intelSettings = {
     90,
     "Subjects nobody asked about for this many days are swept, with what only they reached (0 = keep all).",
     { min: 0 },
+  ),
+  defaultTlp: marking("INTEL_DEFAULT_TLP", "CLEAR", "TLP of a request that names none."),
+  defaultPap: marking("INTEL_DEFAULT_PAP", "CLEAR", "PAP of a request that names none."),
+  tlpAllow: allowances(
+    "INTEL_TLP_ALLOW",
+    "Third-party connectors allowed to receive subjects up to a TLP level, e.g. virustotal:AMBER.",
+  ),
+  papAllow: allowances(
+    "INTEL_PAP_ALLOW",
+    "Third-party connectors allowed to receive subjects up to a PAP level, e.g. virustotal:AMBER.",
   ),
   retentionSweepMinutes: integer(
     "INTEL_RETENTION_SWEEP_MINUTES",

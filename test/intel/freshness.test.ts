@@ -22,6 +22,7 @@ import {
   type TestIntelServer,
 } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
+import { ageStoredSource } from "../helpers/stored-sources.ts";
 
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
 const file = { super_type: "OBSERVABLE", type: "MD5", value: MD5 };
@@ -63,28 +64,8 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       server.api("/api/request/", { method: "POST", body: JSON.stringify(body) });
     const hashlookupCalls = () => hashlookup.calls.length;
 
-    /** Moves a vendor's stored fetch back in time, as if it had been fetched that long ago. */
-    async function age(vendor: string, ms: number): Promise<void> {
-      const sdb = server.services.store.db;
-      const row = await sdb
-        .selectFrom("lookups")
-        .select("sources")
-        .where("subject_key", "=", `OBSERVABLE/MD5/${MD5}`)
-        .executeTakeFirstOrThrow();
-      const sources = JSON.parse(row.sources ?? "{}");
-      sources[vendor].fetched_at = new Date(Date.parse(sources[vendor].fetched_at) - ms).toISOString();
-      await sdb
-        .updateTable("lookups")
-        .set({ sources: JSON.stringify(sources) })
-        .where("subject_key", "=", `OBSERVABLE/MD5/${MD5}`)
-        .execute();
-      // A stored answer changed under the rendered cache: make the next answer read it again.
-      await sdb
-        .updateTable("settings")
-        .set({ value: `aged-${Math.random()}` })
-        .where("key", "=", "graph_version")
-        .execute();
-    }
+    const age = (vendor: string, ms: number) =>
+      ageStoredSource(server.services.store, `OBSERVABLE/MD5/${MD5}`, vendor, ms);
 
     before(async () => {
       vtObjects[`files/${MD5}`] = vtFixture("file");

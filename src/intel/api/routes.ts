@@ -5,9 +5,10 @@ import { notFound } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
-import { sourceViews, superTypeJson, typeJson } from "../domain/document.ts";
+import { superTypeJson, typeJson } from "../domain/document.ts";
 import type { Requests } from "../domain/requests.ts";
 import { askedIds, vendorErrors } from "../domain/requests.ts";
+import { sourceViews } from "../domain/sources.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import type { IntelServices } from "../services/index.ts";
@@ -62,6 +63,19 @@ const RequestBody = Type.Object({
     ),
   ),
   depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
+  tlp: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description:
+        "TLP of the subject: CLEAR, GREEN, AMBER, AMBER+STRICT or RED (default INTEL_DEFAULT_TLP). From AMBER up, third-party vendors are not asked unless INTEL_TLP_ALLOW allows them.",
+    }),
+  ),
+  pap: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: "PAP of the subject, same levels (default INTEL_DEFAULT_PAP; INTEL_PAP_ALLOW).",
+    }),
+  ),
 });
 
 /** One vendor's part of a result (`sources.<vendor>`). */
@@ -202,6 +216,8 @@ function registerAsk(app: App, deps: ApiDeps): void {
       const answer = await askAbout(deps, parseSubject(req.body), {
         force: req.body.force ?? false,
         depth: req.body.depth ?? 1,
+        tlp: req.body.tlp,
+        pap: req.body.pap,
       });
       if (answer.status === 200) {
         // Already-serialised JSON bytes: Fastify sends buffers as they are.
@@ -243,6 +259,8 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
         finished_at: r.finished_at,
         asked: askedIds(r),
         background: r.background === 1,
+        tlp: r.tlp ?? null,
+        pap: r.pap ?? null,
         sources: sourceViews(
           JSON.parse(r.vendors),
           Date.now(),

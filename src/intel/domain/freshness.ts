@@ -3,7 +3,7 @@
  * again, and how a refresh's outcomes merge with the subject's earlier ones.
  */
 import type { Connector } from "../connectors/types.ts";
-import type { SourceOutcome } from "./document.ts";
+import type { SourceOutcome } from "./sources.ts";
 
 /** A connector that declares no TTL keeps its answers this long. */
 export const DEFAULT_TTL_SECONDS = 24 * 3600;

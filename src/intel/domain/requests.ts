@@ -11,10 +11,11 @@ import type { Connector, Subject } from "../connectors/types.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { configuredVendors, takeCredentials } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
-import { findEntity, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
+import { findEntity, raiseMarking, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
 import {
   ACTIVE_STATUSES,
   activeRequests,
+  bumpGraphVersion,
   finishRequest,
   getRequest,
   graphVersion,
@@ -26,10 +27,12 @@ import {
 } from "../store/requests.ts";
 import { askRecorder } from "../store/retention.ts";
 import type { Database, RequestsTable } from "../store/schema.ts";
-import { buildDocument, type SourceOutcome, sourceViews, withSources } from "./document.ts";
+import { buildDocument } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
 import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
-import { createRenderedCache } from "./rendered-cache.ts";
+import { gate, type Marking, type Marks, rank, storedName, weakerThan } from "./markings.ts";
+import { createRenderedCache, type RenderedCache } from "./rendered-cache.ts";
+import { type SourceOutcome, sourceViews, withSources } from "./sources.ts";
 
 export type Status = "CREATED" | "ENQUEUED" | "PROCESSING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
 
@@ -42,10 +45,15 @@ export type SubmitOutcome =
 
 export const subjectKey = (s: Subject) => `${s.superType}/${s.type}/${s.value}`;
 
-/** How a client asks: `force` true refreshes every vendor, a list of ids only those (checked by the caller). */
+/**
+ * How a client asks: `force` true refreshes every vendor, a list of ids only those (checked by the
+ * caller); `tlp`/`pap` (default: the settings') decide which vendors may receive the subject.
+ */
 export interface Ask {
   force: boolean | readonly string[];
   depth: number;
+  tlp?: Marking;
+  pap?: Marking;
 }
 
 export interface Requests {
@@ -62,89 +70,19 @@ export interface RequestDeps {
   connectors: Connector[];
 }
 
+/** What the protocol's steps share in one process: its dependencies and the rendered answers. */
+interface Context extends RequestDeps {
+  rendered: RenderedCache;
+}
+
 export function createRequests(deps: RequestDeps): Requests {
-  const { store, queue } = deps;
-  const { db } = store;
+  const { db } = deps.store;
   const recordAsk = askRecorder(db);
-  const rendered = createRenderedCache();
-  const document = (subject: Subject, depth: number) => readDocument(db, subject, depth);
-
-  /** The subject's document without its sources (they carry ages), kept rendered per graph version. */
-  async function renderedDocument(subject: Subject, depth: number): Promise<Buffer | undefined> {
-    const key = `${depth}|${subjectKey(subject)}`;
-    const version = await graphVersion(db);
-    const hit = rendered.get(key, version);
-    if (hit) return hit;
-    const hood = await neighbourhood(db, subject, depth);
-    if (!hood) return undefined;
-    const json = Buffer.from(JSON.stringify(buildDocument(hood, {})));
-    rendered.set(key, version, json);
-    return json;
-  }
-
-  const enqueue = (id: string, tx: Transaction<Database>) => queue.enqueue(id, tx);
-  const planOf = (asked: Connector[], how: { force: boolean; background: boolean }) => ({
-    ...how,
-    asked: asked.map((c) => c.id).sort(),
-    tlp: null,
-    pap: null,
-    vendors: "{}",
-  });
-
-  /** The subject's request asking `asked` (joined or new), enqueued with its job in one transaction. */
-  function createOrJoin(subject: Subject, asked: Connector[], how: { force: boolean; background: boolean }) {
-    return joinOrCreateRequest(store, { ...subject, key: subjectKey(subject) }, planOf(asked, how), enqueue);
-  }
-
-  /** Refreshes `stale` behind the answer of request `latest`, unless another request replaced it meanwhile. */
-  async function refreshBehind(subject: Subject, stale: Connector[], latest: string): Promise<void> {
-    const plan = { ...planOf(stale, BACKGROUND), whileLatest: latest };
-    await joinOrCreateRequest(store, { ...subject, key: subjectKey(subject) }, plan, enqueue);
-  }
+  const ctx: Context = { ...deps, rendered: createRenderedCache() };
 
   async function submit(subject: Subject, ask: Ask): Promise<SubmitOutcome> {
-    const key = subjectKey(subject);
-    await recordAsk(key);
-    const allowed = candidates(deps.connectors, subject, await configuredVendors(db));
-    if (ask.force !== false) {
-      const names = ask.force;
-      const forced = names === true ? allowed : allowed.filter((c) => names.includes(c.id));
-      return { kind: "pending", request: await createOrJoin(subject, forced, FOREGROUND_FORCED) };
-    }
-    const stored = await storedOutcome(subject, allowed, ask.depth);
-    if (stored) return stored;
-    return { kind: "pending", request: await createOrJoin(subject, allowed, FOREGROUND) };
-  }
-
-  /**
-   * What is stored for a non-forced call: a request someone waits for (asking only vendors this
-   * call may ask), a finished answer (stale vendors refreshed behind it), or a recent failure.
-   */
-  async function storedOutcome(
-    subject: Subject,
-    allowed: Connector[],
-    depth: number,
-  ): Promise<SubmitOutcome | undefined> {
-    const key = subjectKey(subject);
-    const waitFor = (await activeRequests(db, key)).find((r) => r.background === 0 && asksOnly(r, allowed));
-    if (waitFor) return { kind: "pending", request: waitFor };
-    const lookup = await latestLookup(db, key);
-    if (lookup?.status === "SUCCEEDED") {
-      const body = await renderedDocument(subject, depth);
-      if (body) {
-        const sources = JSON.parse(await lookupSources(db, key)) as Record<string, SourceOutcome>;
-        const now = Date.now();
-        const stale = staleConnectors(allowed, sources, now, deps.config);
-        if (stale.length > 0) await refreshBehind(subject, stale, lookup.request_id);
-        return { kind: "done", json: withSources(body, sourceViews(sources, now)) };
-      }
-    }
-    const coolingDown = Date.now() - Date.parse(lookup?.finished_at ?? "") < deps.config.failureCooldownMs;
-    if (lookup?.status === "FAILED" && coolingDown) {
-      const request = await getRequest(db, lookup.request_id);
-      if (request) return { kind: "failed", request, errors: vendorErrors(request) };
-    }
-    return undefined;
+    await recordAsk(subjectKey(subject));
+    return submitAsk(ctx, subject, ask);
   }
 
   /**
@@ -162,12 +100,159 @@ export function createRequests(deps: RequestDeps): Requests {
     }
   }
 
-  return { submit, processRequest, document, getRequest: (id) => getRequest(db, id) };
+  return {
+    submit,
+    processRequest,
+    document: (subject, depth) => readDocument(db, subject, depth),
+    getRequest: (id) => getRequest(db, id),
+  };
 }
 
+/** How a request is made: for a caller who forced it, for a caller who waits, or behind a stored answer. */
 const FOREGROUND = { force: false, background: false };
 const FOREGROUND_FORCED = { force: true, background: false };
 const BACKGROUND = { force: false, background: true };
+
+interface Planned {
+  marks: Marks;
+  /** The vendors this ask may reach, and the outcomes of those its marks keep the subject from. */
+  allowed: Connector[];
+  skipped: Record<string, SourceOutcome>;
+}
+
+async function submitAsk(ctx: Context, subject: Subject, ask: Ask): Promise<SubmitOutcome> {
+  const { config } = ctx;
+  const marks = { tlp: ask.tlp ?? config.defaultTlp, pap: ask.pap ?? config.defaultPap };
+  await markRoot(ctx.store.db, subject, marks);
+  const usable = candidates(ctx.connectors, subject, await configuredVendors(ctx.store.db));
+  const planned: Planned = { marks, ...gate(usable, marks, config) };
+  if (ask.force !== false) {
+    const names = ask.force;
+    const picked = (id: string) => names === true || names.includes(id);
+    const forced = planned.allowed.filter((c) => picked(c.id));
+    const skipped = Object.fromEntries(Object.entries(planned.skipped).filter(([id]) => picked(id)));
+    return startRequest(ctx, subject, { ...planned, allowed: forced, skipped }, FOREGROUND_FORCED, ask.depth);
+  }
+  const stored = await storedOutcome(ctx, subject, planned, ask.depth);
+  return stored ?? startRequest(ctx, subject, planned, FOREGROUND, ask.depth);
+}
+
+/**
+ * A request asking `planned.allowed` (joined or new, enqueued with its job in one transaction). One
+ * that may ask nobody (every vendor skipped) is run at once and answered from storage.
+ */
+async function startRequest(
+  ctx: Context,
+  subject: Subject,
+  planned: Planned,
+  how: { force: boolean; background: boolean },
+  depth: number,
+): Promise<SubmitOutcome> {
+  const asksNobody = planned.allowed.length === 0;
+  const enqueue = asksNobody
+    ? async () => {}
+    : (id: string, tx: Transaction<Database>) => ctx.queue.enqueue(id, tx);
+  const request = await joinOrCreateRequest(ctx.store, keyed(subject), planOf(planned, how), enqueue);
+  if (!asksNobody) return { kind: "pending", request };
+  await runRequest(ctx, request.id);
+  return (await answerFromStorage(ctx, subject, planned, depth)) ?? { kind: "pending", request };
+}
+
+const keyed = (subject: Subject) => ({ ...subject, key: subjectKey(subject) });
+
+const planOf = (planned: Planned, how: { force: boolean; background: boolean }) => ({
+  ...how,
+  asked: planned.allowed.map((c) => c.id).sort(),
+  tlp: planned.marks.tlp,
+  pap: planned.marks.pap,
+  vendors: JSON.stringify(planned.skipped),
+});
+
+/**
+ * What is stored for a non-forced call: a request someone waits for (asking only vendors this
+ * call may ask), a finished answer (stale vendors refreshed behind it), or a recent failure.
+ */
+async function storedOutcome(
+  ctx: Context,
+  subject: Subject,
+  planned: Planned,
+  depth: number,
+): Promise<SubmitOutcome | undefined> {
+  const { db } = ctx.store;
+  const key = subjectKey(subject);
+  const waitFor = (await activeRequests(db, key)).find(
+    (r) => r.background === 0 && asksOnly(r, planned.allowed),
+  );
+  if (waitFor) return { kind: "pending", request: waitFor };
+  const answer = await answerFromStorage(ctx, subject, planned, depth);
+  if (answer) return answer;
+  const lookup = await latestLookup(db, key);
+  const coolingDown = Date.now() - Date.parse(lookup?.finished_at ?? "") < ctx.config.failureCooldownMs;
+  if (lookup?.status === "FAILED" && coolingDown) {
+    const request = await getRequest(db, lookup.request_id);
+    if (request) return { kind: "failed", request, errors: vendorErrors(request) };
+  }
+  return undefined;
+}
+
+/**
+ * The stored answer of a subject whose latest request succeeded, with each vendor's age; the
+ * vendors among `planned.allowed` whose part is stale are asked again by a background request.
+ */
+async function answerFromStorage(
+  ctx: Context,
+  subject: Subject,
+  planned: Planned,
+  depth: number,
+): Promise<SubmitOutcome | undefined> {
+  const { db } = ctx.store;
+  const lookup = await latestLookup(db, subjectKey(subject));
+  if (lookup?.status !== "SUCCEEDED") return undefined;
+  const body = await renderedDocument(ctx, subject, depth);
+  if (!body) return undefined;
+  const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
+  const now = Date.now();
+  const stale = staleConnectors(planned.allowed, sources, now, ctx.config);
+  if (stale.length > 0) {
+    // Only while this answer is still the latest: one replaced meanwhile needs no refresh.
+    const plan = {
+      ...planOf({ ...planned, allowed: stale, skipped: {} }, BACKGROUND),
+      whileLatest: lookup.request_id,
+    };
+    await joinOrCreateRequest(ctx.store, keyed(subject), plan, (id, tx) => ctx.queue.enqueue(id, tx));
+  }
+  return { kind: "done", json: withSources(body, sourceViews(sources, now)) };
+}
+
+/** The subject's document without its sources (they carry ages), kept rendered per graph version. */
+async function renderedDocument(ctx: Context, subject: Subject, depth: number): Promise<Buffer | undefined> {
+  const { db } = ctx.store;
+  const key = `${depth}|${subjectKey(subject)}`;
+  const version = await graphVersion(db);
+  const hit = ctx.rendered.get(key, version);
+  if (hit) return hit;
+  const hood = await neighbourhood(db, subject, depth);
+  if (!hood) return undefined;
+  const json = Buffer.from(JSON.stringify(buildDocument(hood, {})));
+  ctx.rendered.set(key, version, json);
+  return json;
+}
+
+/**
+ * The subject's entity keeps the most restricted TLP and PAP it was asked with (a conditional
+ * update: concurrent askers never lower it); rendered answers are renewed when it changed.
+ */
+async function markRoot(db: Store["db"], subject: Subject, marks: Marks): Promise<void> {
+  if (rank(marks.tlp) === 0 && rank(marks.pap) === 0) return;
+  const id = await upsertEntity(
+    db,
+    { superType: subject.superType, type: subject.type, name: subject.value },
+    null,
+  );
+  const tlp = await raiseMarking(db, id, "tlp", storedName(marks.tlp), weakerThan(marks.tlp));
+  const pap = await raiseMarking(db, id, "pap", storedName(marks.pap), weakerThan(marks.pap));
+  if (tlp || pap) await bumpGraphVersion(db);
+}
 
 /** The vendor ids a request asks (null on rows made before requests recorded it: every usable vendor). */
 export const askedIds = (r: RequestsTable): string[] | null =>

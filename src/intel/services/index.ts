@@ -49,14 +49,22 @@ export function enabledConnectors(setting: string, available: Connector[] = CONN
 
 /** Per-vendor settings (INTEL_VENDOR_TTL_<ID>) must name a known connector: a typo is a configuration error. */
 export function checkVendorSettings(config: IntelConfig, available: Connector[] = CONNECTORS): void {
-  const unknown = Object.keys(config.vendorTtlSeconds).filter((id) => !available.some((c) => c.id === id));
-  if (unknown.length > 0)
-    throw new ConfigError(
-      unknown.map(
-        (id) =>
-          `INTEL_VENDOR_TTL_${id.toUpperCase()} names no connector (known: ${available.map((c) => c.id).join(", ")})`,
-      ),
-    );
+  const known = (id: string) => available.some((c) => c.id === id);
+  const names = available.map((c) => c.id).join(", ");
+  const problems = [
+    ...Object.keys(config.vendorTtlSeconds)
+      .filter((id) => !known(id))
+      .map((id) => `INTEL_VENDOR_TTL_${id.toUpperCase()} names no connector (known: ${names})`),
+    ...(["tlpAllow", "papAllow"] as const).flatMap((key) =>
+      Object.keys(config[key])
+        .filter((id) => !known(id))
+        .map(
+          (id) =>
+            `${key === "tlpAllow" ? "INTEL_TLP_ALLOW" : "INTEL_PAP_ALLOW"} names no connector: ${id} (known: ${names})`,
+        ),
+    ),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 export async function openIntelServices(

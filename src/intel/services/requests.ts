@@ -7,6 +7,7 @@
 import { badRequest, HttpError } from "../../common/errors.ts";
 import type { Connector, Subject } from "../connectors/types.ts";
 import { candidates } from "../domain/fanout.ts";
+import { MARKINGS, type Marking, parseMarking } from "../domain/markings.ts";
 import { askedIds } from "../domain/requests.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import type { RequestsTable } from "../store/schema.ts";
@@ -58,16 +59,30 @@ function checkForcedVendors(names: readonly string[], usable: Connector[], all: 
     );
 }
 
+/** A TLP or PAP level as a client wrote it (400 `invalid_tlp` / `invalid_pap` when it is none). */
+function checkedMarking(kind: "tlp" | "pap", raw: string | undefined): Marking | undefined {
+  if (raw === undefined) return undefined;
+  const level = parseMarking(raw);
+  if (!level)
+    throw badRequest(
+      `invalid_${kind}`,
+      `${kind} must be one of ${MARKINGS.join(", ")} (WHITE is read as CLEAR), not "${raw.slice(0, 32)}".`,
+    );
+  return level;
+}
+
 /** Submits (or joins) a request for `subject`; throws VendorsFailed when every vendor failed. */
 export async function askAbout(
   services: Services,
   subject: Subject,
-  opts: { force: boolean | readonly string[]; depth: number },
+  opts: { force: boolean | readonly string[]; depth: number; tlp?: string; pap?: string },
 ): Promise<RequestAnswer> {
+  const tlp = checkedMarking("tlp", opts.tlp);
+  const pap = checkedMarking("pap", opts.pap);
   const withSets = await configuredVendors(services.store.db);
   if (typeof opts.force !== "boolean")
     checkForcedVendors(opts.force, candidates(services.connectors, subject, withSets), services.connectors);
-  const outcome = await services.requests.submit(subject, { force: opts.force, depth: opts.depth });
+  const outcome = await services.requests.submit(subject, { force: opts.force, depth: opts.depth, tlp, pap });
   if (outcome.kind === "done") return { status: 200, json: outcome.json };
   if (outcome.kind === "failed") throw new VendorsFailed(outcome.request, outcome.errors);
   return {
