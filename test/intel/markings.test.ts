@@ -116,7 +116,7 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         error: null,
         fetched_at: null,
         age_seconds: null,
-        from_cache: true,
+        from_cache: false,
       });
       assert.deepEqual((await json(await server.api(`/api/request/${clearId}/`))).asked, [
         "misp",
@@ -142,8 +142,10 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       await forced.arrayBuffer();
       assert.equal((await pollUntilDone(server, file(value, { tlp: "RED" }))).status, 200);
       const onlyVt = await ask(file(value, { tlp: "RED", force: ["virustotal"] }));
-      assert.equal(onlyVt.status, 200, "a request that may ask nobody is answered at once");
-      assert.equal((await json(onlyVt)).sources.virustotal.status, "skipped");
+      assert.equal(onlyVt.status, 201, "a request that may ask nobody still follows the protocol");
+      const { id } = await json(onlyVt);
+      assert.equal(await finalStatus(id), "SUCCEEDED");
+      assert.deepEqual((await json(await server.api(`/api/request/${id}/`))).asked, []);
       const doc = await json(await pollUntilDone(server, file(value, { tlp: "red" })));
       assert.equal(vtCallsAbout(value), 0);
       assert.ok(mispCalls() > mispBefore, "MISP is the user's own instance: it is asked");

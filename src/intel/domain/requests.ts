@@ -131,31 +131,28 @@ async function submitAsk(ctx: Context, subject: Subject, ask: Ask): Promise<Subm
     const picked = (id: string) => names === true || names.includes(id);
     const forced = planned.allowed.filter((c) => picked(c.id));
     const skipped = Object.fromEntries(Object.entries(planned.skipped).filter(([id]) => picked(id)));
-    return startRequest(ctx, subject, { ...planned, allowed: forced, skipped }, FOREGROUND_FORCED, ask.depth);
+    return startRequest(ctx, subject, { ...planned, allowed: forced, skipped }, FOREGROUND_FORCED);
   }
   const stored = await storedOutcome(ctx, subject, planned, ask.depth);
-  return stored ?? startRequest(ctx, subject, planned, FOREGROUND, ask.depth);
+  return stored ?? startRequest(ctx, subject, planned, FOREGROUND);
 }
 
 /**
- * A request asking `planned.allowed` (joined or new, enqueued with its job in one transaction). One
- * that may ask nobody (every vendor skipped) is run at once and answered from storage.
+ * A request asking `planned.allowed` (joined or new, enqueued with its job in one transaction).
+ * One that may ask nobody (every vendor skipped) still goes through the queue: the protocol stays
+ * 201 then 200 whatever the marks.
  */
 async function startRequest(
   ctx: Context,
   subject: Subject,
   planned: Planned,
   how: { force: boolean; background: boolean },
-  depth: number,
 ): Promise<SubmitOutcome> {
-  const asksNobody = planned.allowed.length === 0;
-  const enqueue = asksNobody
-    ? async () => {}
-    : (id: string, tx: Transaction<Database>) => ctx.queue.enqueue(id, tx);
-  const request = await joinOrCreateRequest(ctx.store, keyed(subject), planOf(planned, how), enqueue);
-  if (!asksNobody) return { kind: "pending", request };
-  await runRequest(ctx, request.id);
-  return (await answerFromStorage(ctx, subject, planned, depth)) ?? { kind: "pending", request };
+  const enqueue = (id: string, tx: Transaction<Database>) => ctx.queue.enqueue(id, tx);
+  return {
+    kind: "pending",
+    request: await joinOrCreateRequest(ctx.store, keyed(subject), planOf(planned, how), enqueue),
+  };
 }
 
 const keyed = (subject: Subject) => ({ ...subject, key: subjectKey(subject) });

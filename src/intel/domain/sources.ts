@@ -16,7 +16,7 @@ export interface SourceOutcome {
 export interface SourceView extends SourceOutcome {
   /** Whole seconds since `fetched_at` (null when the vendor was never asked). */
   age_seconds: number | null;
-  /** True when served from storage without asking the vendor in this request. */
+  /** True when served from storage without asking the vendor in this request (false when skipped). */
   from_cache: boolean;
 }
 
@@ -31,7 +31,8 @@ export function sourceViews(
     views[vendor] = {
       ...outcome,
       age_seconds: Number.isNaN(fetched) ? null : Math.max(0, Math.floor((now - fetched) / 1000)),
-      from_cache: !askedNow.has(vendor),
+      // A skipped vendor gave nothing, from storage or otherwise.
+      from_cache: outcome.status !== "skipped" && !askedNow.has(vendor),
     };
   }
   return views;
