@@ -6,8 +6,49 @@ import {
   oneOf,
   optionalText,
   readSettings,
+  type Setting,
   text,
 } from "../common/settings.ts";
+import { MARKINGS, type Marking, parseMarking } from "./domain/markings.ts";
+
+const LEVELS = MARKINGS.join(", ");
+
+function marking(env: string, defaultValue: Marking, describe: string): Setting<Marking> {
+  return {
+    env,
+    defaultValue,
+    describe,
+    parse(raw) {
+      const level = parseMarking(raw);
+      if (!level) throw new Error(`must be one of ${LEVELS}, got "${raw}"`);
+      return level;
+    },
+  };
+}
+
+/** `vendor:LEVEL,…`: the most restricted level each named connector may receive. */
+function allowances(env: string, describe: string): Setting<Record<string, Marking>> {
+  return {
+    env,
+    defaultValue: {},
+    describe,
+    documentedDefault: "none",
+    parse(raw) {
+      const out: Record<string, Marking> = {};
+      for (const item of raw
+        .split(",")
+        .map((v) => v.trim())
+        .filter(Boolean)) {
+        const [vendor, level] = item.split(":").map((v) => v.trim());
+        const parsed = level ? parseMarking(level) : undefined;
+        if (!vendor || !/^[a-z0-9_]+$/.test(vendor) || !parsed)
+          throw new Error(`must be vendor:LEVEL pairs (LEVEL one of ${LEVELS}), got "${item}"`);
+        out[vendor] = parsed;
+      }
+      return out;
+    },
+  };
+}
 
 /** Settings of the intel service (docs/configuration.md lists them). */
 export const intelSettings = {
@@ -206,6 +247,16 @@ export const intelSettings = {
     "Subjects nobody asked about for this many days are swept, with what only they reached (0 = keep all).",
     { min: 0 },
   ),
+  defaultTlp: marking("INTEL_DEFAULT_TLP", "CLEAR", "TLP of a request that names none."),
+  defaultPap: marking("INTEL_DEFAULT_PAP", "CLEAR", "PAP of a request that names none."),
+  tlpAllow: allowances(
+    "INTEL_TLP_ALLOW",
+    "Third-party connectors allowed to receive subjects up to a TLP level, e.g. virustotal:AMBER.",
+  ),
+  papAllow: allowances(
+    "INTEL_PAP_ALLOW",
+    "Third-party connectors allowed to receive subjects up to a PAP level, e.g. virustotal:AMBER.",
+  ),
   retentionSweepMinutes: integer(
     "INTEL_RETENTION_SWEEP_MINUTES",
     360,
@@ -220,7 +271,12 @@ export function readIntelConfig(env: NodeJS.ProcessEnv = process.env) {
   const settings = readSettings(intelSettings, env);
   if (settings.quotaMinuteSeconds > settings.quotaDaySeconds)
     throw new ConfigError(["INTEL_QUOTA_MINUTE_SECONDS must not be longer than INTEL_QUOTA_DAY_SECONDS"]);
-  return { ...settings, vendorUrls: vendorUrlOverrides(env), vendorQuotas: vendorQuotaOverrides(env) };
+  return {
+    ...settings,
+    vendorUrls: vendorUrlOverrides(env),
+    vendorQuotas: vendorQuotaOverrides(env),
+    vendorTtlSeconds: vendorTtlOverrides(env),
+  };
 }
 
 /** A vendor's quota as INTEL_VENDOR_QUOTA_<ID> sets it: each limit a count or null (none). */
@@ -251,6 +307,25 @@ export function vendorQuotaOverrides(env: NodeJS.ProcessEnv): Record<string, Ven
     }
     const policy = parts[3] as "wait" | "skip" | undefined;
     out[m[1].toLowerCase()] = { perMinute, perDay, ...(policy ? { policy } : {}) };
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return out;
+}
+
+/** Longest TTL a setting may give (ten years): past it, seconds would stop fitting a date. */
+const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
+
+/** INTEL_VENDOR_TTL_<ID>=seconds replaces how long vendor <id>'s stored answer stays fresh (0 = never). */
+export function vendorTtlOverrides(env: NodeJS.ProcessEnv): Record<string, number> {
+  const out: Record<string, number> = {};
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    const m = /^INTEL_VENDOR_TTL_([A-Z0-9_]+)$/.exec(key);
+    if (!m?.[1] || value === undefined || value === "") continue;
+    const seconds = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+    if (!(seconds <= MAX_TTL_SECONDS))
+      problems.push(`${key} must be a whole number of seconds from 0 to ${MAX_TTL_SECONDS}, got "${value}"`);
+    else out[m[1].toLowerCase()] = seconds;
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return out;

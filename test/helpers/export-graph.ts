@@ -137,9 +137,9 @@ export function richDocument(values: Partial<typeof RICH> = {}, description = ""
       ],
     },
     {
-      virustotal: { status: "ok", error: null, fetched_at: T1 },
-      malwarebazaar: { status: "ok", error: null, fetched_at: T1 },
-      urlhaus: { status: "not_found", error: null, fetched_at: T1 },
+      virustotal: { status: "ok", error: null, fetched_at: T1, age_seconds: 0, from_cache: false },
+      malwarebazaar: { status: "ok", error: null, fetched_at: T1, age_seconds: 0, from_cache: false },
+      urlhaus: { status: "not_found", error: null, fetched_at: T1, age_seconds: 0, from_cache: false },
     },
   );
 }

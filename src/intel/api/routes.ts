@@ -8,7 +8,8 @@ import type { Connector } from "../connectors/types.ts";
 import { superTypeJson, typeJson } from "../domain/document.ts";
 import { EXPORT_FORMATS } from "../domain/export/index.ts";
 import type { Requests } from "../domain/requests.ts";
-import { vendorErrors } from "../domain/requests.ts";
+import { askedIds, vendorErrors } from "../domain/requests.ts";
+import { sourceViews } from "../domain/sources.ts";
 import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { exportRequest } from "../services/exports.ts";
@@ -39,9 +40,60 @@ const TypeRefSchema = Type.Object({
 
 const RequestBody = Type.Object({
   ...SubjectFields,
-  force: Type.Optional(Type.Boolean({ default: false })),
+  force: Type.Optional(
+    Type.Union(
+      [
+        Type.Boolean(),
+        Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+          minItems: 1,
+          maxItems: 64,
+          uniqueItems: true,
+        }),
+      ],
+      {
+        default: false,
+        description:
+          "true: ask every vendor again; a list of vendor ids (GET /api/modules/): ask only those again; false: answer from storage while each vendor's data is within its TTL.",
+      },
+    ),
+  ),
   depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
+  tlp: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description:
+        "TLP of the subject: CLEAR, GREEN, AMBER, AMBER+STRICT or RED (default INTEL_DEFAULT_TLP). From AMBER up, third-party vendors are not asked unless INTEL_TLP_ALLOW allows them.",
+    }),
+  ),
+  pap: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: "PAP of the subject, same levels (default INTEL_DEFAULT_PAP; INTEL_PAP_ALLOW).",
+    }),
+  ),
 });
+
+/** One vendor's part of a result (`sources.<vendor>`). */
+const SourceSchema = Type.Object(
+  {
+    status: Type.Union(
+      [Type.Literal("ok"), Type.Literal("not_found"), Type.Literal("error"), Type.Literal("skipped")],
+      { description: "skipped: the subject's TLP/PAP forbids sending it to this vendor (see `reason`)" },
+    ),
+    error: Type.Union([Type.String(), Type.Null()]),
+    fetched_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description: "When the vendor answered (null when it was never asked)",
+    }),
+    age_seconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "Seconds since fetched_at, when this answer was made",
+    }),
+    from_cache: Type.Boolean({
+      description: "True when served from storage without asking the vendor in this request",
+    }),
+    reason: Type.Optional(Type.Union([Type.Literal("tlp"), Type.Literal("pap")])),
+  },
+  { additionalProperties: true },
+);
 
 /** Threatr's RequestSerializer: super type and type as the same objects as an entity's. */
 const tags = ["intel"];
@@ -136,7 +188,10 @@ function registerAsk(app: App, deps: ApiDeps): void {
               }),
               relations: Type.Array(Type.Object({}, { additionalProperties: true })),
               graph: Type.String({ description: "Mermaid flowchart LR" }),
-              sources: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true })),
+              sources: Type.Record(Type.String(), SourceSchema, {
+                description:
+                  "Each vendor's part: its outcome, when it was fetched, and whether this answer asked it",
+              }),
             },
             { additionalProperties: true },
           ),
@@ -158,6 +213,8 @@ function registerAsk(app: App, deps: ApiDeps): void {
       const answer = await askAbout(deps, parseSubject(req.body), {
         force: req.body.force ?? false,
         depth: req.body.depth ?? 1,
+        tlp: req.body.tlp,
+        pap: req.body.pap,
       });
       if (answer.status === 200) {
         // Already-serialised JSON bytes: Fastify sends buffers as they are.
@@ -205,7 +262,8 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
       schema: {
         tags,
         operationId: "get_request",
-        summary: "A request's status and per-vendor outcome; with `format`, its result exported (STIX…)",
+        summary:
+          "A request's status, the vendors it asks (`asked`), whether it is a background refresh, and per-vendor outcome; with `format`, its result exported (STIX, MISP, Colander)",
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         querystring: ExportQuery,
       },
@@ -223,7 +281,15 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
         force: r.force === 1,
         started_at: r.started_at,
         finished_at: r.finished_at,
-        sources: JSON.parse(r.vendors),
+        asked: askedIds(r),
+        background: r.background === 1,
+        tlp: r.tlp ?? null,
+        pap: r.pap ?? null,
+        sources: sourceViews(
+          JSON.parse(r.vendors),
+          Date.now(),
+          new Set(askedIds(r) ?? Object.keys(JSON.parse(r.vendors))),
+        ),
         errors: vendorErrors(r),
       };
     },

@@ -13,6 +13,12 @@ export interface Subject {
 
 export type Tlp = "RED" | "AMBER" | "GREEN" | "WHITE";
 
+/**
+ * Who learns the subject when a connector is asked: a third party (a public vendor: TLP/PAP gating
+ * applies), or an instance the user runs (their own MISP: never gated).
+ */
+export type Disclosure = "third_party" | "own_instance";
+
 /** The natural key of an entity: unique on (superType, type, name). */
 export interface EntityRef {
   superType: string;
@@ -113,6 +119,13 @@ export interface Connector {
   defaultBaseUrl: string;
   /** For vendors whose base URL is a credential (MISP's `url`): which field holds it. */
   baseUrlCredential?: string;
+  /**
+   * How long this vendor's stored answer stays fresh, in seconds (INTEL_VENDOR_TTL_<ID> replaces
+   * it); unset = DEFAULT_TTL_SECONDS (24 h) of domain/freshness.ts.
+   */
+  ttlSeconds?: number;
+  /** Who receives the subject when this connector is asked (decides TLP/PAP gating). */
+  disclosure: Disclosure;
   /** Asks the vendor; returns its raw answer (anything JSON-like), or null when the vendor does not know the subject. */
   fetch(subject: Subject, credentials: Credentials, ctx: FetchContext): Promise<unknown>;
   /**

@@ -6,7 +6,9 @@
 
 import { type Neighbourhood, parseAttributes } from "../store/graph.ts";
 import type { EntitiesTable, EventsTable, RelationsTable } from "../store/schema.ts";
+import { threatrName } from "./markings.ts";
 import { toMermaid } from "./mermaid.ts";
+import type { SourceView } from "./sources.ts";
 import { findSuperType, findType } from "./taxonomy.ts";
 
 export interface TypeRefJson {
@@ -16,11 +18,7 @@ export interface TypeRefJson {
   nf_icon: string;
 }
 
-export interface SourceOutcome {
-  status: "ok" | "error" | "not_found";
-  error: string | null;
-  fetched_at: string | null;
-}
+export type { SourceOutcome, SourceView } from "./sources.ts";
 
 export function superTypeJson(shortName: string): TypeRefJson {
   const st = findSuperType(shortName);
@@ -52,8 +50,8 @@ export function entityJson(e: EntitiesTable) {
     source_url: e.source_url,
     created_at: e.created_at,
     updated_at: e.updated_at,
-    tlp: e.tlp,
-    pap: e.pap,
+    tlp: threatrName(e.tlp),
+    pap: threatrName(e.pap),
     attributes: parseAttributes(e.attributes),
   };
 }
@@ -92,7 +90,7 @@ const byEntity = (a: EntitiesTable, b: EntitiesTable) =>
   a.name.localeCompare(b.name) ||
   a.id.localeCompare(b.id);
 
-export function buildDocument(n: Neighbourhood, sources: Record<string, SourceOutcome>) {
+export function buildDocument(n: Neighbourhood, sources: Record<string, SourceView>) {
   const others = n.entities.filter((e) => e.id !== n.root.id).sort(byEntity);
   const relations = [...n.relations].sort(
     (a, b) =>

@@ -1,8 +1,9 @@
 /**
- * The request protocol: stored data answers 200; otherwise a request is created or joined and 201
- * answers while it runs; force refreshes every vendor; when every vendor failed, 502 with their
- * errors until a cool-down passes. Workers process requests (`processRequest`). SQL is in
- * store/requests.ts; the rendered answers in rendered-cache.ts.
+ * The request protocol: stored data answers 200 (and stale vendors are refreshed behind it, each
+ * vendor by its TTL); otherwise a request is created or joined and 201 answers while it runs; force
+ * refreshes every vendor or the ones it names; when every vendor failed, 502 with their errors
+ * until a cool-down passes. Workers process requests (`processRequest`). SQL is in
+ * store/requests.ts; the rendered answers in rendered-cache.ts; TTLs and merging in freshness.ts.
  */
 import type { Transaction } from "kysely";
 import type { IntelConfig } from "../config.ts";
@@ -10,24 +11,29 @@ import type { Connector, Subject } from "../connectors/types.ts";
 import type { JobQueue, Lane } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
-import { findEntity, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
+import { findEntity, raiseMarking, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
 import {
   ACTIVE_STATUSES,
-  activeRequest,
+  activeRequests,
+  bumpGraphVersion,
   finishRequest,
   getRequest,
   graphVersion,
   joinOrCreateRequest,
   latestLookup,
+  lookupSources,
   markFailed,
   markProcessing,
 } from "../store/requests.ts";
 import { askRecorder } from "../store/retention.ts";
 import type { Database, RequestsTable } from "../store/schema.ts";
-import { buildDocument, type SourceOutcome } from "./document.ts";
+import { buildDocument } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
+import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
+import { gate, type Marking, type Marks, rank, storedName, weakerThan } from "./markings.ts";
 import { takeSlot } from "./quota.ts";
-import { createRenderedCache } from "./rendered-cache.ts";
+import { createRenderedCache, type RenderedCache } from "./rendered-cache.ts";
+import { type SourceOutcome, sourceViews, withSources } from "./sources.ts";
 
 export type Status = "CREATED" | "ENQUEUED" | "PROCESSING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
 
@@ -40,9 +46,21 @@ export type SubmitOutcome =
 
 export const subjectKey = (s: Subject) => `${s.superType}/${s.type}/${s.value}`;
 
+/**
+ * How a client asks: `force` true refreshes every vendor, a list of ids only those (checked by the
+ * caller); `tlp`/`pap` (default: the settings') decide which vendors may receive the subject.
+ */
+export interface Ask {
+  force: boolean | readonly string[];
+  depth: number;
+  tlp?: Marking;
+  pap?: Marking;
+  /** "bulk" for a batch's subjects: their lookups wait behind every interactive one. */
+  lane?: Lane;
+}
+
 export interface Requests {
-  /** `lane` "bulk" for a batch's subjects: their lookups wait behind every interactive one. */
-  submit(subject: Subject, force: boolean, depth: number, lane?: Lane): Promise<SubmitOutcome>;
+  submit(subject: Subject, ask: Ask): Promise<SubmitOutcome>;
   getRequest(id: string): Promise<RequestsTable | undefined>;
   processRequest(id: string): Promise<void>;
   document(subject: Subject, depth: number): Promise<ResultDocument | undefined>;
@@ -55,75 +73,23 @@ export interface RequestDeps {
   connectors: Connector[];
 }
 
+/** What the protocol's steps share in one process: its dependencies and the rendered answers. */
+interface Context extends RequestDeps {
+  rendered: RenderedCache;
+}
+
 export function createRequests(deps: RequestDeps): Requests {
-  const { store, queue } = deps;
-  const { db } = store;
+  const { db } = deps.store;
   const recordAsk = askRecorder(db);
-  const rendered = createRenderedCache();
-  const document = (subject: Subject, depth: number) => readDocument(db, subject, depth);
+  const ctx: Context = { ...deps, rendered: createRenderedCache() };
 
-  async function renderedDocument(subject: Subject, depth: number): Promise<Buffer | undefined> {
-    const key = `${depth}|${subjectKey(subject)}`;
-    const version = await graphVersion(db);
-    const hit = rendered.get(key, version);
-    if (hit) return hit;
-    const doc = await document(subject, depth);
-    if (!doc) return undefined;
-    const json = Buffer.from(JSON.stringify(doc));
-    rendered.set(key, version, json);
-    return json;
-  }
-
-  async function submit(
-    subject: Subject,
-    force: boolean,
-    depth: number,
-    lane: Lane = "interactive",
-  ): Promise<SubmitOutcome> {
-    const outcome = await submitIn(lane, subject, force, depth);
+  async function submit(subject: Subject, ask: Ask): Promise<SubmitOutcome> {
+    await recordAsk(subjectKey(subject));
+    const outcome = await submitAsk(ctx, subject, ask);
     // A client asking for a subject a batch queued must not wait behind that batch.
-    if (outcome.kind === "pending" && lane === "interactive") await queue.promote(outcome.request.id);
+    if (outcome.kind === "pending" && (ask.lane ?? "interactive") === "interactive")
+      await ctx.queue.promote(outcome.request.id);
     return outcome;
-  }
-
-  async function submitIn(
-    lane: Lane,
-    subject: Subject,
-    force: boolean,
-    depth: number,
-  ): Promise<SubmitOutcome> {
-    const key = subjectKey(subject);
-    await recordAsk(key);
-    if (!force) {
-      const stored = await storedOutcome(subject, key, depth);
-      if (stored) return stored;
-    }
-    const enqueue = (id: string, tx: Transaction<Database>) => queue.enqueue(id, tx, lane);
-    return {
-      kind: "pending",
-      request: await joinOrCreateRequest(store, { ...subject, key }, force, enqueue),
-    };
-  }
-
-  /** What is stored for a non-forced call: a request under way, a finished answer, or a recent failure. */
-  async function storedOutcome(
-    subject: Subject,
-    key: string,
-    depth: number,
-  ): Promise<SubmitOutcome | undefined> {
-    const active = await activeRequest(db, key);
-    if (active) return { kind: "pending", request: active };
-    const lookup = await latestLookup(db, key);
-    if (lookup?.status === "SUCCEEDED") {
-      const json = await renderedDocument(subject, depth);
-      if (json) return { kind: "done", json };
-    }
-    const coolingDown = Date.now() - Date.parse(lookup?.finished_at ?? "") < deps.config.failureCooldownMs;
-    if (lookup?.status === "FAILED" && coolingDown) {
-      const request = await getRequest(db, lookup.request_id);
-      if (request) return { kind: "failed", request, errors: vendorErrors(request) };
-    }
-    return undefined;
   }
 
   /**
@@ -141,7 +107,175 @@ export function createRequests(deps: RequestDeps): Requests {
     }
   }
 
-  return { submit, processRequest, document, getRequest: (id) => getRequest(db, id) };
+  return {
+    submit,
+    processRequest,
+    document: (subject, depth) => readDocument(db, subject, depth),
+    getRequest: (id) => getRequest(db, id),
+  };
+}
+
+/** How a request is made: for a caller who forced it, for a caller who waits, or behind a stored answer. */
+const FOREGROUND = { force: false, background: false };
+const FOREGROUND_FORCED = { force: true, background: false };
+const BACKGROUND = { force: false, background: true };
+
+interface Planned {
+  marks: Marks;
+  /** The vendors this ask may reach, and the outcomes of those its marks keep the subject from. */
+  allowed: Connector[];
+  skipped: Record<string, SourceOutcome>;
+}
+
+async function submitAsk(ctx: Context, subject: Subject, ask: Ask): Promise<SubmitOutcome> {
+  const { config } = ctx;
+  const marks = { tlp: ask.tlp ?? config.defaultTlp, pap: ask.pap ?? config.defaultPap };
+  await markRoot(ctx.store.db, subject, marks);
+  const usable = candidates(ctx.connectors, subject, await configuredVendors(ctx.store.db));
+  const planned: Planned = { marks, ...gate(usable, marks, config) };
+  if (ask.force !== false) {
+    const names = ask.force;
+    const picked = (id: string) => names === true || names.includes(id);
+    const forced = planned.allowed.filter((c) => picked(c.id));
+    const skipped = Object.fromEntries(Object.entries(planned.skipped).filter(([id]) => picked(id)));
+    return startRequest(ctx, subject, { ...planned, allowed: forced, skipped }, FOREGROUND_FORCED, ask.lane);
+  }
+  const stored = await storedOutcome(ctx, subject, planned, ask.depth);
+  return stored ?? startRequest(ctx, subject, planned, FOREGROUND, ask.lane);
+}
+
+/**
+ * A request asking `planned.allowed` (joined or new, enqueued with its job in one transaction).
+ * One that may ask nobody (every vendor skipped) still goes through the queue: the protocol stays
+ * 201 then 200 whatever the marks.
+ */
+async function startRequest(
+  ctx: Context,
+  subject: Subject,
+  planned: Planned,
+  how: { force: boolean; background: boolean },
+  lane: Lane = "interactive",
+): Promise<SubmitOutcome> {
+  const enqueue = (id: string, tx: Transaction<Database>) => ctx.queue.enqueue(id, tx, lane);
+  return {
+    kind: "pending",
+    request: await joinOrCreateRequest(ctx.store, keyed(subject), planOf(planned, how), enqueue),
+  };
+}
+
+const keyed = (subject: Subject) => ({ ...subject, key: subjectKey(subject) });
+
+const planOf = (planned: Planned, how: { force: boolean; background: boolean }) => ({
+  ...how,
+  asked: planned.allowed.map((c) => c.id).sort(),
+  tlp: planned.marks.tlp,
+  pap: planned.marks.pap,
+  vendors: JSON.stringify(planned.skipped),
+});
+
+/**
+ * What is stored for a non-forced call: a request someone waits for (asking only vendors this
+ * call may ask), a finished answer (stale vendors refreshed behind it), or a recent failure.
+ */
+async function storedOutcome(
+  ctx: Context,
+  subject: Subject,
+  planned: Planned,
+  depth: number,
+): Promise<SubmitOutcome | undefined> {
+  const { db } = ctx.store;
+  const key = subjectKey(subject);
+  const waitFor = (await activeRequests(db, key)).find(
+    (r) => r.background === 0 && asksOnly(r, planned.allowed),
+  );
+  if (waitFor) return { kind: "pending", request: waitFor };
+  const answer = await answerFromStorage(ctx, subject, planned, depth);
+  if (answer) return answer;
+  const lookup = await latestLookup(db, key);
+  const coolingDown = Date.now() - Date.parse(lookup?.finished_at ?? "") < ctx.config.failureCooldownMs;
+  if (lookup?.status === "FAILED" && coolingDown) {
+    const request = await getRequest(db, lookup.request_id);
+    if (request) return { kind: "failed", request, errors: vendorErrors(request) };
+  }
+  return undefined;
+}
+
+/**
+ * The stored answer of a subject whose latest request succeeded, with each vendor's age; the
+ * vendors among `planned.allowed` whose part is stale are asked again by a background request.
+ */
+async function answerFromStorage(
+  ctx: Context,
+  subject: Subject,
+  planned: Planned,
+  depth: number,
+): Promise<SubmitOutcome | undefined> {
+  const { db } = ctx.store;
+  const lookup = await latestLookup(db, subjectKey(subject));
+  if (lookup?.status !== "SUCCEEDED") return undefined;
+  const body = await renderedDocument(ctx, subject, depth);
+  if (!body) return undefined;
+  const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
+  const now = Date.now();
+  const stale = staleConnectors(planned.allowed, sources, now, ctx.config);
+  if (stale.length > 0) {
+    // Only while this answer is still the latest: one replaced meanwhile needs no refresh.
+    const plan = {
+      ...planOf({ ...planned, allowed: stale, skipped: {} }, BACKGROUND),
+      whileLatest: lookup.request_id,
+    };
+    await joinOrCreateRequest(ctx.store, keyed(subject), plan, (id, tx) => ctx.queue.enqueue(id, tx));
+  }
+  return { kind: "done", json: withSources(body, sourceViews(sources, now)) };
+}
+
+/** The subject's document without its sources (they carry ages), kept rendered per graph version. */
+async function renderedDocument(ctx: Context, subject: Subject, depth: number): Promise<Buffer | undefined> {
+  const { db } = ctx.store;
+  const key = `${depth}|${subjectKey(subject)}`;
+  const version = await graphVersion(db);
+  const hit = ctx.rendered.get(key, version);
+  if (hit) return hit;
+  const hood = await neighbourhood(db, subject, depth);
+  if (!hood) return undefined;
+  const json = Buffer.from(JSON.stringify(buildDocument(hood, {})));
+  ctx.rendered.set(key, version, json);
+  return json;
+}
+
+/**
+ * The subject's entity keeps the most restricted TLP and PAP it was asked with (a conditional
+ * update: concurrent askers never lower it); rendered answers are renewed when it changed.
+ */
+async function markRoot(db: Store["db"], subject: Subject, marks: Marks): Promise<void> {
+  if (rank(marks.tlp) === 0 && rank(marks.pap) === 0) return;
+  const id = await upsertEntity(
+    db,
+    { superType: subject.superType, type: subject.type, name: subject.value },
+    null,
+  );
+  const tlp = await raiseMarking(db, id, "tlp", storedName(marks.tlp), weakerThan(marks.tlp));
+  const pap = await raiseMarking(db, id, "pap", storedName(marks.pap), weakerThan(marks.pap));
+  if (tlp || pap) await bumpGraphVersion(db);
+}
+
+/** The vendor ids a request asks (null on rows made before requests recorded it: every usable vendor). */
+export const askedIds = (r: RequestsTable): string[] | null =>
+  r.asked == null ? null : (JSON.parse(r.asked) as string[]);
+
+/** Whether waiting for request `r` sends the subject to no vendor beyond `allowed`. */
+function asksOnly(r: RequestsTable, allowed: Connector[]): boolean {
+  const ids = askedIds(r);
+  return ids === null || ids.every((id) => allowed.some((c) => c.id === id));
+}
+
+/** The root and its neighbours: the subject's looked-up root entity, or an entity of that name. */
+async function neighbourhood(db: Store["db"], subject: Subject, depth: number) {
+  const lookup = await latestLookup(db, subjectKey(subject));
+  const root = lookup?.root_entity
+    ? { id: lookup.root_entity }
+    : await findEntity(db, { superType: subject.superType, type: subject.type, name: subject.value });
+  return root ? readNeighbourhood(db, root.id, depth) : undefined;
 }
 
 /** The result document of a subject looked up before (or known as an entity), or undefined. */
@@ -150,18 +284,16 @@ async function readDocument(
   subject: Subject,
   depth: number,
 ): Promise<ResultDocument | undefined> {
-  const lookup = await latestLookup(db, subjectKey(subject));
-  const root = lookup?.root_entity
-    ? { id: lookup.root_entity }
-    : await findEntity(db, { superType: subject.superType, type: subject.type, name: subject.value });
-  if (!root) return undefined;
-  const hood = await readNeighbourhood(db, root.id, depth);
+  const hood = await neighbourhood(db, subject, depth);
   if (!hood) return undefined;
-  const request = lookup ? await getRequest(db, lookup.request_id) : undefined;
-  return buildDocument(hood, request ? (JSON.parse(request.vendors) as Record<string, SourceOutcome>) : {});
+  const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
+  return buildDocument(hood, sourceViews(sources, Date.now()));
 }
 
-/** Asks every usable vendor, saves what each said, and finishes the request (at-least-once: a finished one is skipped). */
+/**
+ * Asks the request's vendors, saves what each said, and finishes the request, merging its outcomes
+ * with the subject's earlier ones (at-least-once: a finished one is skipped).
+ */
 async function runRequest({ store, config, connectors }: RequestDeps, id: string): Promise<void> {
   const { db } = store;
   const request = await getRequest(db, id);
@@ -170,20 +302,26 @@ async function runRequest({ store, config, connectors }: RequestDeps, id: string
   const subject: Subject = { superType: request.super_type, type: request.type, value: request.value };
   const root = { superType: subject.superType, type: subject.type, name: subject.value };
   const rootId = await upsertEntity(db, root, null);
-  const asked = candidates(connectors, subject, await configuredVendors(db));
+  const ids = askedIds(request);
+  const asked =
+    ids === null
+      ? candidates(connectors, subject, await configuredVendors(db))
+      : connectors.filter((c) => ids.includes(c.id));
   const answers = await askVendors(subject, asked, {
     config,
     takeSlot: (connector, holdMs) => takeSlot(db, connector, config, holdMs),
   });
-  const outcomes: Record<string, SourceOutcome> = {};
+  const outcomes = JSON.parse(request.vendors) as Record<string, SourceOutcome>;
   for (const a of answers) outcomes[a.connector.id] = await saveAnswer(db, root, a);
-  const allFailed = answers.length > 0 && answers.every((a) => outcomes[a.connector.id]?.status === "error");
-  await finishRequest(db, {
+  await finishRequest(store, {
     id,
     subjectKey: request.subject_key,
     rootId,
-    status: allFailed ? "FAILED" : "SUCCEEDED",
     vendors: JSON.stringify(outcomes),
+    settle(previous) {
+      const merged = mergeSources(JSON.parse(previous) as Record<string, SourceOutcome>, outcomes);
+      return { sources: JSON.stringify(merged), status: allFailed(merged) ? "FAILED" : "SUCCEEDED" };
+    },
   });
 }
 

@@ -86,7 +86,11 @@ export async function submitBatch(
   const requests: BatchCreated["requests"] = await Promise.all(
     valid.map(({ index, subject }) =>
       limit(async () => {
-        const outcome = await services.requests.submit(subject, opts.force, opts.depth, "bulk");
+        const outcome = await services.requests.submit(subject, {
+          force: opts.force,
+          depth: opts.depth,
+          lane: "bulk",
+        });
         return { index, ...(await answeringRequest(services, subject, outcome)) };
       }),
     ),

@@ -49,10 +49,31 @@ export function enabledConnectors(setting: string, available: Connector[] = CONN
   return available.filter((c) => ids.includes(c.id));
 }
 
+/** Per-vendor settings (INTEL_VENDOR_TTL_<ID>) must name a known connector: a typo is a configuration error. */
+export function checkVendorSettings(config: IntelConfig, available: Connector[] = CONNECTORS): void {
+  const known = (id: string) => available.some((c) => c.id === id);
+  const names = available.map((c) => c.id).join(", ");
+  const problems = [
+    ...Object.keys(config.vendorTtlSeconds)
+      .filter((id) => !known(id))
+      .map((id) => `INTEL_VENDOR_TTL_${id.toUpperCase()} names no connector (known: ${names})`),
+    ...(["tlpAllow", "papAllow"] as const).flatMap((key) =>
+      Object.keys(config[key])
+        .filter((id) => !known(id))
+        .map(
+          (id) =>
+            `${key === "tlpAllow" ? "INTEL_TLP_ALLOW" : "INTEL_PAP_ALLOW"} names no connector: ${id} (known: ${names})`,
+        ),
+    ),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
 export async function openIntelServices(
   config: IntelConfig,
   connectors: Connector[] = enabledConnectors(config.connectors),
 ): Promise<IntelServices> {
+  checkVendorSettings(config);
   const store = await openStore(config.databaseUrl, { waitMs: config.databaseWaitMs, taxonomy: SUPER_TYPES });
   const queue = createJobQueue(store.db, {
     leaseMs: config.jobLeaseMs,

@@ -4,9 +4,11 @@
  * and the panel send as they are. Only the 201 body differs by door (Threatr's request shape for
  * the API, the vendors being asked for a person).
  */
-import { HttpError } from "../../common/errors.ts";
-import type { Subject } from "../connectors/types.ts";
+import { badRequest, HttpError } from "../../common/errors.ts";
+import type { Connector, Subject } from "../connectors/types.ts";
 import { candidates } from "../domain/fanout.ts";
+import { MARKINGS, type Marking, parseMarking } from "../domain/markings.ts";
+import { askedIds } from "../domain/requests.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import type { IntelServices } from "./index.ts";
@@ -38,21 +40,56 @@ export class VendorsFailed extends HttpError {
   }
 }
 
+/**
+ * A `force` that names vendors must name enabled connectors that can look this subject up (400
+ * `unknown_vendor` / `vendor_not_applicable` otherwise): a typo never silently refreshes nothing.
+ */
+function checkForcedVendors(names: readonly string[], usable: Connector[], all: Connector[]): void {
+  const unknown = names.filter((n) => !all.some((c) => c.id === n));
+  if (unknown.length > 0)
+    throw badRequest(
+      "unknown_vendor",
+      `force names unknown vendors: ${unknown.join(", ")} (known: ${all.map((c) => c.id).join(", ")}).`,
+    );
+  const inapplicable = names.filter((n) => !usable.some((c) => c.id === n));
+  if (inapplicable.length > 0)
+    throw badRequest(
+      "vendor_not_applicable",
+      `force names vendors that cannot look this subject up (type not supported, or no credentials): ${inapplicable.join(", ")}.`,
+    );
+}
+
+/** A TLP or PAP level as a client wrote it (400 `invalid_tlp` / `invalid_pap` when it is none). */
+function checkedMarking(kind: "tlp" | "pap", raw: string | undefined): Marking | undefined {
+  if (raw === undefined) return undefined;
+  const level = parseMarking(raw);
+  if (!level)
+    throw badRequest(
+      `invalid_${kind}`,
+      `${kind} must be one of ${MARKINGS.join(", ")} (WHITE is read as CLEAR), not "${raw.slice(0, 32)}".`,
+    );
+  return level;
+}
+
 /** Submits (or joins) a request for `subject`; throws VendorsFailed when every vendor failed. */
 export async function askAbout(
   services: Services,
   subject: Subject,
-  opts: { force: boolean; depth: number },
+  opts: { force: boolean | readonly string[]; depth: number; tlp?: string; pap?: string },
 ): Promise<RequestAnswer> {
-  const outcome = await services.requests.submit(subject, opts.force, opts.depth);
+  const tlp = checkedMarking("tlp", opts.tlp);
+  const pap = checkedMarking("pap", opts.pap);
+  const withSets = await configuredVendors(services.store.db);
+  if (typeof opts.force !== "boolean")
+    checkForcedVendors(opts.force, candidates(services.connectors, subject, withSets), services.connectors);
+  const outcome = await services.requests.submit(subject, { force: opts.force, depth: opts.depth, tlp, pap });
   if (outcome.kind === "done") return { status: 200, json: outcome.json };
   if (outcome.kind === "failed") throw new VendorsFailed(outcome.request, outcome.errors);
-  const withSets = await configuredVendors(services.store.db);
   return {
     status: 201,
     request: outcome.request,
     location: `/api/request/${outcome.request.id}/`,
     retryAfterSeconds: services.config.retryAfterSeconds,
-    asking: candidates(services.connectors, subject, withSets).map((c) => c.id),
+    asking: askedIds(outcome.request) ?? candidates(services.connectors, subject, withSets).map((c) => c.id),
   };
 }

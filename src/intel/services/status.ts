@@ -5,6 +5,7 @@
  */
 import type { Connector } from "../connectors/types.ts";
 import { isUsable } from "../domain/fanout.ts";
+import { type FreshnessConfig, ttlSeconds } from "../domain/freshness.ts";
 import type { QuotaConfig } from "../domain/quota.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { cachedCounts } from "../store/browse.ts";
@@ -23,6 +24,8 @@ export interface ModuleStatus {
   usable: boolean;
   /** The vendor's limits and the calls left, in all and per credential set. */
   quota: VendorQuotaView;
+  /** How long its stored answers stay fresh (the connector's TTL or INTEL_VENDOR_TTL_<ID>). */
+  ttl_seconds: number;
 }
 
 export interface WorkerStatus {
@@ -34,11 +37,13 @@ export interface WorkerStatus {
   available_results: number;
 }
 
-export async function moduleStatuses(deps: {
+type StatusDeps = {
   store: Store;
   connectors: Connector[];
-  config: QuotaConfig;
-}): Promise<ModuleStatus[]> {
+  config: QuotaConfig & Pick<FreshnessConfig, "vendorTtlSeconds">;
+};
+
+export async function moduleStatuses(deps: StatusDeps): Promise<ModuleStatus[]> {
   const counts = await credentialCounts(deps.store.db);
   const quotas = await vendorQuotas(deps);
   return deps.connectors.map((c) => {
@@ -54,6 +59,7 @@ export async function moduleStatuses(deps: {
       credential_fields: c.credentialFields,
       usable,
       quota: quotas.get(c.id)!,
+      ttl_seconds: ttlSeconds(c, deps.config),
     };
   });
 }
@@ -78,12 +84,7 @@ async function workerStatuses(queue: JobQueue, queued: number): Promise<WorkerSt
   );
 }
 
-export async function serviceStatus(deps: {
-  store: Store;
-  queue: JobQueue;
-  connectors: Connector[];
-  config: QuotaConfig;
-}) {
+export async function serviceStatus(deps: StatusDeps & { queue: JobQueue }) {
   const queue = await deps.queue.depth();
   return {
     ...(await cachedCounts(deps.store.db)),

@@ -77,6 +77,27 @@ export async function upsertEntity(db: Db, draft: EntityDraft, vendor: string | 
   return row.id;
 }
 
+/**
+ * Sets an entity's TLP or PAP to `value` when it holds one of `weaker` (the caller's ranking): a
+ * single conditional update, so concurrent askers never lower it. Whether it changed.
+ */
+export async function raiseMarking(
+  db: Db,
+  entityId: string,
+  column: "tlp" | "pap",
+  value: string,
+  weaker: string[],
+): Promise<boolean> {
+  if (weaker.length === 0) return false;
+  const result = await db
+    .updateTable("entities")
+    .set({ [column]: value, updated_at: nowIso() })
+    .where("id", "=", entityId)
+    .where(column, "in", weaker)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Later values win, except `source_vendor`, which lists every vendor that spoke of the entity. */
 export function mergeAttributes(
   a: Record<string, string>,

@@ -323,6 +323,32 @@ async function createWebhookTables(db: AnyDb): Promise<void> {
     .execute();
 }
 
+/**
+ * Freshness and TLP/PAP gating: what each request asks (vendor ids fixed when it is created, so a
+ * joiner never widens it), whether it is a background refresh, its markings; the subject's
+ * per-vendor outcomes merged across requests (lookups.sources); room for "AMBER+STRICT".
+ */
+const freshnessAndTlp = (dialect: "sqlite" | "postgres"): Migration => ({
+  async up(db: AnyDb) {
+    await db.schema.alterTable("requests").addColumn("asked", "text").execute();
+    await db.schema
+      .alterTable("requests")
+      .addColumn("background", "integer", (c) => c.notNull().defaultTo(0))
+      .execute();
+    await db.schema.alterTable("requests").addColumn("tlp", "varchar(16)").execute();
+    await db.schema.alterTable("requests").addColumn("pap", "varchar(16)").execute();
+    await db.schema.alterTable("lookups").addColumn("sources", "text").execute();
+    // SQLite does not enforce varchar lengths (and cannot alter a column's type).
+    if (dialect === "postgres") {
+      for (const column of ["tlp", "pap"])
+        await db.schema
+          .alterTable("entities")
+          .alterColumn(column, (c) => c.setDataType("varchar(16)"))
+          .execute();
+    }
+  },
+});
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
@@ -331,6 +357,7 @@ const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
     "2026-11-23-audit-log": auditLog(dialect),
     "2026-11-24-quotas": quotas(dialect),
     "2026-11-24-bulk-hooks": bulkHooks,
+    "2026-11-24-freshness-tlp": freshnessAndTlp(dialect),
   }),
 });
 

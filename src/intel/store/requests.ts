@@ -1,8 +1,9 @@
 /**
- * Requests and the latest finished one per subject (the `lookups` table): every SQL statement of
- * the request lifecycle. Creating a request and enqueueing its job happen in one transaction, under
- * a per-subject lock on PostgreSQL (SQLite serialises writers already), so a subject never has two
- * active requests.
+ * Requests and the latest finished one per subject (the `lookups` table, with the subject's
+ * per-vendor outcomes merged over its requests): every SQL statement of the request lifecycle.
+ * Creating a request and enqueueing its job happen in one transaction, under a per-subject lock on
+ * PostgreSQL (SQLite serialises writers already), so a subject never has two active requests that
+ * ask the same vendors; finishing merges outcomes under the same lock.
  */
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Store } from "./db.ts";
@@ -18,14 +19,35 @@ const GRAPH_VERSION = "graph_version";
 export const getRequest = (db: Db, id: string): Promise<RequestsTable | undefined> =>
   db.selectFrom("requests").selectAll().where("id", "=", id).executeTakeFirst();
 
-export const activeRequest = (db: Db, subjectKey: string): Promise<RequestsTable | undefined> =>
+/** The subject's requests under way, newest first. */
+export const activeRequests = (db: Db, subjectKey: string): Promise<RequestsTable[]> =>
   db
     .selectFrom("requests")
     .selectAll()
     .where("subject_key", "=", subjectKey)
     .where("status", "in", ACTIVE_STATUSES)
     .orderBy("created_at", "desc")
-    .executeTakeFirst();
+    .execute();
+
+/** What a new request asks (vendor ids, sorted), how it was asked, and the outcomes known before it runs (skips). */
+export interface RequestPlan {
+  asked: string[];
+  force: boolean;
+  background: boolean;
+  tlp: string | null;
+  pap: string | null;
+  /** JSON: vendor id → outcome, for the vendors it will not ask. */
+  vendors: string;
+  /**
+   * Create it only while this request is still the subject's latest finished one: a refresh decided
+   * on an answer that another request has replaced meanwhile is not needed any more.
+   */
+  whileLatest?: string;
+}
+
+const lockSubject = async (store: Store, tx: Transaction<Database>, key: string) => {
+  if (store.dialect === "postgres") await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(tx);
+};
 
 /** The latest finished request of a subject (its root entity and outcome), if any. */
 export const latestLookup = (db: Db, subjectKey: string): Promise<LookupsTable | undefined> =>
@@ -41,31 +63,59 @@ export async function graphVersion(db: Db): Promise<string> {
   return row?.value ?? "";
 }
 
-/** The subject's active request, or a new one enqueued by `enqueue` in the same transaction. */
+/**
+ * The subject's active request that asks exactly the vendors of `plan` (a caller who waits makes a
+ * background refresh a foreground one), or a new one enqueued by `enqueue` in the same transaction.
+ */
 export async function joinOrCreateRequest(
   store: Store,
   subject: { superType: string; type: string; value: string; key: string },
-  force: boolean,
+  plan: RequestPlan & { whileLatest?: undefined },
   enqueue: (requestId: string, tx: Transaction<Database>) => Promise<void>,
-): Promise<RequestsTable> {
+): Promise<RequestsTable>;
+export async function joinOrCreateRequest(
+  store: Store,
+  subject: { superType: string; type: string; value: string; key: string },
+  plan: RequestPlan,
+  enqueue: (requestId: string, tx: Transaction<Database>) => Promise<void>,
+): Promise<RequestsTable | undefined>;
+export async function joinOrCreateRequest(
+  store: Store,
+  subject: { superType: string; type: string; value: string; key: string },
+  plan: RequestPlan,
+  enqueue: (requestId: string, tx: Transaction<Database>) => Promise<void>,
+): Promise<RequestsTable | undefined> {
+  const asked = JSON.stringify(plan.asked);
   return store.db.transaction().execute(async (tx) => {
-    if (store.dialect === "postgres")
-      await sql`select pg_advisory_xact_lock(hashtext(${subject.key}))`.execute(tx);
-    const active = await activeRequest(tx, subject.key);
-    if (active) return active;
+    await lockSubject(store, tx, subject.key);
+    const same = (await activeRequests(tx, subject.key)).find((r) => r.asked === asked);
+    if (same && same.background === 1 && !plan.background) {
+      await tx.updateTable("requests").set({ background: 0 }).where("id", "=", same.id).execute();
+      return { ...same, background: 0 };
+    }
+    if (same) return same;
+    if (
+      plan.whileLatest !== undefined &&
+      (await latestLookup(tx, subject.key))?.request_id !== plan.whileLatest
+    )
+      return undefined;
     const row: RequestsTable = {
       id: newId(),
       super_type: subject.superType,
       type: subject.type,
       value: subject.value,
       subject_key: subject.key,
-      force: force ? 1 : 0,
+      force: plan.force ? 1 : 0,
       status: "ENQUEUED",
-      vendors: "{}",
+      vendors: plan.vendors,
       error: null,
       created_at: nowIso(),
       started_at: null,
       finished_at: null,
+      asked,
+      background: plan.background ? 1 : 0,
+      tlp: plan.tlp,
+      pap: plan.pap,
     };
     await tx.insertInto("requests").values(row).execute();
     await enqueue(row.id, tx);
@@ -89,14 +139,36 @@ export async function markFailed(db: Db, id: string, error: string): Promise<voi
     .execute();
 }
 
-/** Ends a request, makes it its subject's latest, and bumps the graph version — atomically. */
+/** The subject's per-vendor outcomes as of its latest finished request (older rows: that request's own). */
+async function storedSources(db: Db, lookup: LookupsTable | undefined): Promise<string> {
+  if (!lookup) return "{}";
+  if (lookup.sources != null) return lookup.sources;
+  return (await getRequest(db, lookup.request_id))?.vendors ?? "{}";
+}
+
+export const lookupSources = async (db: Db, subjectKey: string): Promise<string> =>
+  storedSources(db, await latestLookup(db, subjectKey));
+
+/**
+ * Ends a request, makes it its subject's latest, and bumps the graph version — atomically. `settle`
+ * merges the request's outcomes (JSON) with the subject's earlier ones and says the status.
+ */
 export async function finishRequest(
-  db: Db,
-  done: { id: string; subjectKey: string; rootId: string; status: "SUCCEEDED" | "FAILED"; vendors: string },
+  store: Store,
+  done: {
+    id: string;
+    subjectKey: string;
+    rootId: string;
+    vendors: string;
+    settle(previousSources: string): { sources: string; status: "SUCCEEDED" | "FAILED" };
+  },
 ): Promise<void> {
-  const finishedAt = nowIso();
-  const { id, subjectKey, rootId, status } = done;
-  await db.transaction().execute(async (tx) => {
+  const { id, subjectKey, rootId } = done;
+  await store.db.transaction().execute(async (tx) => {
+    await lockSubject(store, tx, subjectKey);
+    const finishedAt = nowIso();
+    const previous = await storedSources(tx, await latestLookup(tx, subjectKey));
+    const { sources, status } = done.settle(previous);
     await tx
       .updateTable("requests")
       .set({
@@ -107,25 +179,21 @@ export async function finishRequest(
       })
       .where("id", "=", id)
       .execute();
+    const lookup = { root_entity: rootId, request_id: id, status, finished_at: finishedAt, sources };
     await tx
       .insertInto("lookups")
-      .values({
-        subject_key: subjectKey,
-        root_entity: rootId,
-        request_id: id,
-        status,
-        finished_at: finishedAt,
-      })
-      .onConflict((oc) =>
-        oc
-          .column("subject_key")
-          .doUpdateSet({ root_entity: rootId, request_id: id, status, finished_at: finishedAt }),
-      )
+      .values({ subject_key: subjectKey, ...lookup })
+      .onConflict((oc) => oc.column("subject_key").doUpdateSet(lookup))
       .execute();
-    await tx
-      .insertInto("settings")
-      .values({ key: GRAPH_VERSION, value: newId() })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ value: newId() }))
-      .execute();
+    await bumpGraphVersion(tx);
   });
+}
+
+/** Rendered answers made before now are out of date (a request finished, a marking changed). */
+export async function bumpGraphVersion(db: Db): Promise<void> {
+  await db
+    .insertInto("settings")
+    .values({ key: GRAPH_VERSION, value: newId() })
+    .onConflict((oc) => oc.column("key").doUpdateSet({ value: newId() }))
+    .execute();
 }

@@ -64,12 +64,19 @@ export interface RequestsTable {
   subject_key: string;
   force: number;
   status: string;
-  /** JSON: vendor id → {status, error, fetched_at}. */
+  /** JSON: vendor id → {status, error, fetched_at} (what this request asked, and what it skipped). */
   vendors: string;
   error: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  // Optional on insert (the columns have defaults): rows written without them ask every usable vendor.
+  /** JSON list of the vendor ids this request asks, fixed at creation; null: every usable vendor. */
+  asked?: string | null;
+  /** 1 for a refresh of stale vendors started behind a stored answer (nobody waits for it). */
+  background?: number;
+  tlp?: string | null;
+  pap?: string | null;
 }
 
 export interface LookupsTable {
@@ -79,6 +86,8 @@ export interface LookupsTable {
   request_id: string;
   status: string;
   finished_at: string;
+  /** JSON: vendor id → its latest outcome, merged over the subject's requests; null before any merge. */
+  sources?: string | null;
 }
 
 export interface UsersTable {

@@ -12,6 +12,8 @@ export const abuseipdb: Connector = {
   defaultBaseUrl: "https://api.abuseipdb.com",
   // The free (Individual) plan: 1,000 checks a day.
   quota: { perDay: 1000, source: "https://docs.abuseipdb.com/#rate-limiting" },
+  ttlSeconds: 24 * 3600, // abuse reports arrive daily
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const res = await http.get("/api/v2/check", {
       query: { ipAddress: subject.value, maxAgeInDays: 90, verbose: "" },

@@ -12,6 +12,8 @@ export const greynoise: Connector = {
   defaultBaseUrl: "https://api.greynoise.io",
   // The Community API is deliberately low-volume: 50 lookups a day.
   quota: { perDay: 50, source: "https://docs.greynoise.io/docs/using-the-greynoise-community-api" },
+  ttlSeconds: 24 * 3600, // scanner activity changes daily
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const res = await http.get(`/v3/community/${encodeURIComponent(subject.value)}`, {
       headers: { key: credentials.api_key ?? "" },

@@ -10,6 +10,8 @@ export const hashlookup: Connector = {
   supportedTypes: ["MD5", "SHA1", "SHA256"].map((type) => ({ superType: "OBSERVABLE", type })),
   credentialFields: [],
   defaultBaseUrl: "https://hashlookup.circl.lu",
+  ttlSeconds: 7 * 24 * 3600, // the known-files database changes slowly; only the hash is sent, still to a third party
+  disclosure: "third_party",
   async fetch(subject, _credentials, ctx) {
     const route = ROUTES[subject.type];
     if (!route) return null;

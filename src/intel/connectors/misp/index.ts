@@ -16,6 +16,8 @@ export const misp: Connector = {
   credentialFields: ["api_key", "url"],
   defaultBaseUrl: "",
   baseUrlCredential: "url",
+  ttlSeconds: 3600, // your own instance: analysts add to it all day; it is not a third party
+  disclosure: "own_instance",
   async fetch(subject, credentials, { http }) {
     const res = await http.post("/attributes/restSearch", {
       json:

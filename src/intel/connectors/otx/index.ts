@@ -14,6 +14,8 @@ export const otx: Connector = {
   ],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://otx.alienvault.com",
+  ttlSeconds: 24 * 3600, // pulses (reputation) change daily
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const headers = { "X-OTX-API-KEY": credentials.api_key ?? "" };
     if (subject.type === "THREAT_ACTOR") {

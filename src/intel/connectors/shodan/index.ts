@@ -45,6 +45,8 @@ export const shodan: Connector = {
   defaultBaseUrl: "https://api.shodan.io",
   // About one request a second per key, whatever the plan.
   quota: { perMinute: 60, source: "https://developer.shodan.io/api" },
+  ttlSeconds: 3 * 24 * 3600, // hosts are rescanned every few days
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const key = credentials.api_key ?? "";
     const isDns = subject.type === "DOMAIN" || subject.type === "DNS_RECORD";

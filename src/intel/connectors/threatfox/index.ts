@@ -18,6 +18,8 @@ export const threatfox: Connector = {
   ],
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://threatfox-api.abuse.ch",
+  ttlSeconds: 24 * 3600, // IOC reputation changes daily
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     if (subject.type === "THREAT_ACTOR") {
       const res = await http.post("/api/v1/", {

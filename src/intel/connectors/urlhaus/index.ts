@@ -24,6 +24,8 @@ export const urlhaus: Connector = {
   supportedTypes: ["URL", "DOMAIN", "HOSTNAME", "IPV4", "MD5", "SHA256"].map(observable),
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://urlhaus-api.abuse.ch",
+  ttlSeconds: 24 * 3600, // URL status (online/offline) changes daily
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const { path, form } = urlhausQuery(subject);
     const res = await http.post(path, { form, headers: auth(credentials) });

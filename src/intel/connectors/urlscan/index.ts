@@ -32,6 +32,8 @@ export const urlscan: Connector = {
   })),
   credentialFields: ["api_key"],
   defaultBaseUrl: "https://urlscan.io",
+  ttlSeconds: 24 * 3600, // new scans arrive daily
+  disclosure: "third_party",
   async fetch(subject, credentials, { http }) {
     const q = urlscanQuery(subject);
     if (!q) return null;

@@ -44,6 +44,8 @@ export const virustotal: Connector = {
   defaultBaseUrl: "https://www.virustotal.com",
   // The Public API: 4 requests a minute and 500 a day per key.
   quota: { perMinute: 4, perDay: 500, source: "https://docs.virustotal.com/reference/public-vs-premium-api" },
+  ttlSeconds: 24 * 3600, // detections change daily
+  disclosure: "third_party",
   async fetch(subject, credentials, ctx) {
     const path = vtObjectPath(subject);
     if (!path) return null;

@@ -14,6 +14,8 @@ export const vulnlookup: Connector = {
   supportedTypes: [{ superType: "OBSERVABLE", type: "CVE" }],
   credentialFields: [],
   defaultBaseUrl: "https://vulnerability.circl.lu",
+  ttlSeconds: 7 * 24 * 3600, // vulnerability records change slowly
+  disclosure: "third_party",
   async fetch(subject, _credentials, ctx) {
     const id = subject.value.trim().toUpperCase();
     if (!/^CVE-\d{4}-\d{4,}$/.test(id)) return null;

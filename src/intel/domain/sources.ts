@@ -1,0 +1,54 @@
+/**
+ * Each vendor's part of a result (`sources.<vendor>`): its stored outcome and, when an answer is
+ * made, how old it is and whether that answer asked the vendor.
+ */
+
+/** One vendor's outcome as stored: what it answered, or why it failed or was not asked. */
+export interface SourceOutcome {
+  status: "ok" | "error" | "not_found" | "skipped";
+  error: string | null;
+  fetched_at: string | null;
+  /** Why a vendor was skipped: the subject's TLP or PAP forbids sending it there. */
+  reason?: "tlp" | "pap";
+}
+
+/** A vendor's part of an answer: its stored outcome, how old it is, and whether this answer asked it. */
+export interface SourceView extends SourceOutcome {
+  /** Whole seconds since `fetched_at` (null when the vendor was never asked). */
+  age_seconds: number | null;
+  /** True when served from storage without asking the vendor in this request (false when skipped). */
+  from_cache: boolean;
+}
+
+export function sourceViews(
+  stored: Record<string, SourceOutcome>,
+  now: number,
+  askedNow: ReadonlySet<string> = new Set(),
+): Record<string, SourceView> {
+  const views: Record<string, SourceView> = {};
+  for (const [vendor, outcome] of Object.entries(stored).sort(([a], [b]) => a.localeCompare(b))) {
+    const fetched = outcome.fetched_at ? Date.parse(outcome.fetched_at) : Number.NaN;
+    views[vendor] = {
+      ...outcome,
+      age_seconds: Number.isNaN(fetched) ? null : Math.max(0, Math.floor((now - fetched) / 1000)),
+      // A skipped vendor gave nothing, from storage or otherwise.
+      from_cache: outcome.status !== "skipped" && !askedNow.has(vendor),
+    };
+  }
+  return views;
+}
+
+const EMPTY_SOURCES = Buffer.from('"sources":{}}');
+
+/**
+ * A rendered document (built with no sources, its last key) with `sources` filled in: the rendered
+ * bytes stay cacheable while each answer carries its own ages.
+ */
+export function withSources(rendered: Buffer, sources: Record<string, SourceView>): Buffer {
+  const tail = rendered.subarray(rendered.length - EMPTY_SOURCES.length);
+  if (!tail.equals(EMPTY_SOURCES)) throw new Error("the rendered document does not end with empty sources");
+  return Buffer.concat([
+    rendered.subarray(0, rendered.length - 3),
+    Buffer.from(`${JSON.stringify(sources)}}`),
+  ]);
+}
