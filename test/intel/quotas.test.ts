@@ -295,6 +295,13 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal(vendor.calls.length, 3);
       assert.equal(await enableCredentialSet(server.services.store.db, ids[0]!), true);
       assert.equal((await vtQuota(server)).sets[0]?.disabled_reason, null);
+      await server.services.store.db.deleteFrom("vendor_credentials").where("id", "=", ids[1]!).execute();
+      assert.match(
+        await vtOutcome(server, 3),
+        /^invalid_credentials/,
+        "the last set refused: the vendor's reason",
+      );
+      assert.equal((await vtQuota(server)).sets.length, 1);
     });
   });
 }
