@@ -12,7 +12,7 @@ import { readIntelConfig, vendorQuotaOverrides } from "../../src/intel/config.ts
 import { throttleOf } from "../../src/intel/connectors/http.ts";
 import { connectorById } from "../../src/intel/connectors/registry.ts";
 import { setLimits, vendorQuota } from "../../src/intel/domain/quota.ts";
-import { enableCredentialSet } from "../../src/intel/services/quotas.ts";
+import { enableCredentialSet, QuotaError, setCredentialSetQuota } from "../../src/intel/services/quotas.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { spawnIntelWorker } from "../helpers/child-server.ts";
 import { busiestWindow, type CountingVendor, startCountingVendor } from "../helpers/fake-quota-vendor.ts";
@@ -278,6 +278,33 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.match(await vtOutcome(server, 3), /^quota_exhausted: .*per-minute quota is used up/);
       assert.equal(vendor.calls.length, 2);
       assert.equal((await vtQuota(server)).remaining_minute, 0);
+    });
+
+    it("rotates to the set with the most quota left, each set under its own quota", async () => {
+      const { vendor, server, ids } = await setUp(
+        { INTEL_VENDOR_QUOTA_VIRUSTOTAL: "2/-/skip", INTEL_QUOTA_MINUTE_SECONDS: "3600" },
+        [GOOD, OTHER],
+        true,
+      );
+      const { db } = server.services.store;
+      assert.equal(await setCredentialSetQuota(db, ids[0]!, { perMinute: 1, perDay: null }), true);
+      assert.equal(await setCredentialSetQuota(db, ids[1]!, { perMinute: 3, perDay: null }), true);
+      await assert.rejects(setCredentialSetQuota(db, ids[0]!, { perMinute: -1, perDay: null }), QuotaError);
+      await assert.rejects(setCredentialSetQuota(db, ids[0]!, { perMinute: 1.5, perDay: null }), QuotaError);
+      assert.equal(await setCredentialSetQuota(db, 999_999, { perMinute: 1, perDay: null }), false);
+      for (let i = 1; i <= 4; i++) assert.equal(await vtOutcome(server, i), "not_found");
+      // 1 and 3 left: the second set; 1 and 2: still; 1 and 1: the one used longest ago; then the second.
+      assert.deepEqual(
+        vendor.calls.map((c) => c.key),
+        [OTHER, OTHER, GOOD, OTHER],
+      );
+      assert.match(await vtOutcome(server, 5), /^quota_exhausted/);
+      const quota = await vtQuota(server);
+      assert.deepEqual(
+        quota.sets.map((s) => s.remaining_day),
+        [null, null],
+      );
+      assert.equal(quota.remaining_minute, 0);
     });
 
     it("takes a set whose key is refused out of rotation, uses the other, and re-enables it on demand", async () => {
