@@ -7,7 +7,12 @@
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { after, describe, it } from "node:test";
-import { enableCredentialSet } from "../../src/intel/services/quotas.ts";
+import { ConfigError } from "../../src/common/settings.ts";
+import { readIntelConfig, vendorQuotaOverrides } from "../../src/intel/config.ts";
+import { throttleOf } from "../../src/intel/connectors/http.ts";
+import { connectorById } from "../../src/intel/connectors/registry.ts";
+import { setLimits, vendorQuota } from "../../src/intel/domain/quota.ts";
+import { enableCredentialSet, QuotaError, setCredentialSetQuota } from "../../src/intel/services/quotas.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { spawnIntelWorker } from "../helpers/child-server.ts";
 import { busiestWindow, type CountingVendor, startCountingVendor } from "../helpers/fake-quota-vendor.ts";
@@ -72,6 +77,82 @@ async function vtOutcome(server: TestIntelServer, i: number): Promise<string> {
   const source = body.sources.virustotal;
   return source.error ?? source.status;
 }
+
+describe("quota settings and what vendors say of their limits", () => {
+  it("reads INTEL_VENDOR_QUOTA_<ID> and refuses what it cannot read", () => {
+    assert.deepEqual(
+      vendorQuotaOverrides({
+        INTEL_VENDOR_QUOTA_VIRUSTOTAL: "1000/50000",
+        INTEL_VENDOR_QUOTA_SHODAN: " - / 20 / skip",
+      }),
+      {
+        virustotal: { perMinute: 1000, perDay: 50000 },
+        shodan: { perMinute: null, perDay: 20, policy: "skip" },
+      },
+    );
+    for (const bad of ["0/5", "4", "4/5/later", "four/500", "4/500/skip/x"])
+      assert.throws(
+        () => vendorQuotaOverrides({ INTEL_VENDOR_QUOTA_OTX: bad }),
+        (e: unknown) => e instanceof ConfigError && /INTEL_VENDOR_QUOTA_OTX/.test(e.message),
+      );
+    assert.throws(
+      () => readIntelConfig({ INTEL_QUOTA_MINUTE_SECONDS: "120", INTEL_QUOTA_DAY_SECONDS: "60" }),
+      ConfigError,
+    );
+  });
+
+  it("takes a set's own limit over the setting over the preset, and no preset away from the vendor's API", () => {
+    const vt = connectorById("virustotal")!;
+    const base = readIntelConfig({});
+    assert.deepEqual(vendorQuota(vt, base), { perMinute: 4, perDay: 500, policy: "wait", origin: "preset" });
+    const set = readIntelConfig({ INTEL_VENDOR_QUOTA_VIRUSTOTAL: "-/9000/skip" });
+    assert.deepEqual(vendorQuota(vt, set), {
+      perMinute: null,
+      perDay: 9000,
+      policy: "skip",
+      origin: "setting",
+    });
+    const mirror = readIntelConfig({ INTEL_VENDOR_URL_VIRUSTOTAL: "http://127.0.0.1:1" });
+    assert.equal(vendorQuota(vt, mirror).origin, "none");
+    assert.deepEqual(setLimits({ perMinute: 4, perDay: 500 }, { per_minute: null, per_day: 0 }), {
+      perMinute: 4,
+      perDay: null,
+    });
+  });
+
+  it("reads Retry-After, VirusTotal's QuotaExceededError and rate limit headers", () => {
+    const now = Date.parse("2026-11-24T10:00:00.000Z");
+    const answer = (status: number, headers: Record<string, string>, text = "{}") => ({
+      status,
+      headers,
+      text,
+      json: () => JSON.parse(text),
+    });
+    assert.equal(throttleOf(answer(429, { "retry-after": "30" }), now)?.until, "2026-11-24T10:00:30.000Z");
+    assert.equal(
+      throttleOf(
+        answer(429, {}, '{"error": {"code": "QuotaExceededError", "message": "Quota exceeded"}}'),
+        now,
+      )?.until,
+      "2026-11-25T00:00:00.000Z",
+    );
+    const reset = String(now / 1000 + 90);
+    assert.equal(
+      throttleOf(answer(200, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }), now)?.until,
+      "2026-11-24T10:01:30.000Z",
+    );
+    assert.equal(
+      throttleOf(answer(200, { "x-rate-limit-remaining": "0", "x-rate-limit-reset-after": "17" }), now)
+        ?.until,
+      "2026-11-24T10:00:17.000Z",
+    );
+    assert.equal(
+      throttleOf(answer(200, { "x-ratelimit-remaining": "3", "x-ratelimit-reset": reset }), now),
+      undefined,
+    );
+    assert.equal(throttleOf(answer(429, { "retry-after": "soon" }), now), undefined);
+  });
+});
 
 for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   describe(`vendor quotas on ${kind}`, {
@@ -147,6 +228,29 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal(vendor.calls.length, 1, "no call reached the vendor while it was blocked");
     });
 
+    it("never lets a hostile Retry-After block a set past the day window", async () => {
+      const { vendor, server } = await setUp(
+        { INTEL_QUOTA_POLICY: "skip", INTEL_VENDOR_RETRIES: "0", INTEL_QUOTA_DAY_SECONDS: "3600" },
+        [GOOD],
+        true,
+      );
+      for (const [i, retryAfter] of [
+        "999999999",
+        "1e400",
+        "99999999999999999",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+      ].entries()) {
+        vendor.retryAfter = retryAfter;
+        vendor.throttled = 1;
+        await server.services.store.db.deleteFrom("quota_state").execute();
+        assert.match(await vtOutcome(server, 10 + i), /^rate_limited/, retryAfter);
+        const blocked = (await vtQuota(server)).sets[0]?.blocked_until;
+        if (blocked)
+          assert.ok(Date.parse(blocked) <= Date.now() + 3600_000, `${retryAfter}: blocked until ${blocked}`);
+      }
+      assert.equal((await server.api("/api/modules/")).status, 200, "the service still answers");
+    });
+
     it("waits out a short Retry-After under the wait policy and then asks again", async () => {
       const { vendor, server } = await setUp({ INTEL_VENDOR_RETRIES: "1" }, [GOOD], true);
       vendor.retryAfter = "2";
@@ -176,6 +280,33 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal((await vtQuota(server)).remaining_minute, 0);
     });
 
+    it("rotates to the set with the most quota left, each set under its own quota", async () => {
+      const { vendor, server, ids } = await setUp(
+        { INTEL_VENDOR_QUOTA_VIRUSTOTAL: "2/-/skip", INTEL_QUOTA_MINUTE_SECONDS: "3600" },
+        [GOOD, OTHER],
+        true,
+      );
+      const { db } = server.services.store;
+      assert.equal(await setCredentialSetQuota(db, ids[0]!, { perMinute: 1, perDay: null }), true);
+      assert.equal(await setCredentialSetQuota(db, ids[1]!, { perMinute: 3, perDay: null }), true);
+      await assert.rejects(setCredentialSetQuota(db, ids[0]!, { perMinute: -1, perDay: null }), QuotaError);
+      await assert.rejects(setCredentialSetQuota(db, ids[0]!, { perMinute: 1.5, perDay: null }), QuotaError);
+      assert.equal(await setCredentialSetQuota(db, 999_999, { perMinute: 1, perDay: null }), false);
+      for (let i = 1; i <= 4; i++) assert.equal(await vtOutcome(server, i), "not_found");
+      // 1 and 3 left: the second set; 1 and 2: still; 1 and 1: the one used longest ago; then the second.
+      assert.deepEqual(
+        vendor.calls.map((c) => c.key),
+        [OTHER, OTHER, GOOD, OTHER],
+      );
+      assert.match(await vtOutcome(server, 5), /^quota_exhausted/);
+      const quota = await vtQuota(server);
+      assert.deepEqual(
+        quota.sets.map((s) => s.remaining_day),
+        [null, null],
+      );
+      assert.equal(quota.remaining_minute, 0);
+    });
+
     it("takes a set whose key is refused out of rotation, uses the other, and re-enables it on demand", async () => {
       const { vendor, server, ids } = await setUp({}, ["refused-key-000000", OTHER], true);
       assert.equal(await vtOutcome(server, 1), "not_found");
@@ -191,6 +322,13 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal(vendor.calls.length, 3);
       assert.equal(await enableCredentialSet(server.services.store.db, ids[0]!), true);
       assert.equal((await vtQuota(server)).sets[0]?.disabled_reason, null);
+      await server.services.store.db.deleteFrom("vendor_credentials").where("id", "=", ids[1]!).execute();
+      assert.match(
+        await vtOutcome(server, 3),
+        /^invalid_credentials/,
+        "the last set refused: the vendor's reason",
+      );
+      assert.equal((await vtQuota(server)).sets.length, 1);
     });
   });
 }

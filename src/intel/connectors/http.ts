@@ -141,7 +141,8 @@ function timeFrom(value: string | undefined, now: number): string | undefined {
   const n = Number(value);
   // Small numbers are delays (Retry-After, X-Rate-Limit-Reset-After); large ones epoch seconds.
   const ms = Number.isFinite(n) ? (n < 1e9 ? now + n * 1000 : n * 1000) : Date.parse(value);
-  return Number.isFinite(ms) && ms > now ? new Date(ms).toISOString() : undefined;
+  // Past year 275760 a Date cannot be written; the caller caps a block's length anyway.
+  return Number.isFinite(ms) && ms > now && ms < 8.64e15 ? new Date(ms).toISOString() : undefined;
 }
 
 /**

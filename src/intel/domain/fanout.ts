@@ -117,6 +117,7 @@ const failed = (connector: Connector, error: string): VendorAnswer => ({
 const MAX_REFUSED_SETS = 5;
 
 async function askOne(connector: Connector, subject: Subject, deps: FanoutDeps): Promise<VendorAnswer> {
+  let refusal: VendorAnswer | undefined;
   for (let tries = 1; ; tries++) {
     let slot: VendorSlot | undefined;
     try {
@@ -125,11 +126,13 @@ async function askOne(connector: Connector, subject: Subject, deps: FanoutDeps):
       if (err instanceof VendorError) return failed(connector, `${err.code}: ${err.message}`);
       throw err;
     }
-    if (!slot) return failed(connector, "not configured: no credentials");
+    // No set left after refusals: the vendor's refusal is the outcome, not "not configured".
+    if (!slot) return refusal ?? failed(connector, "not configured: no credentials");
     const { answer, code } = await askWith(connector, subject, slot, deps.config);
     if (code !== "invalid_credentials" || !slot.refused) return answer;
     // The vendor refused this key: out of rotation (until an admin re-tests it), and the next set is tried.
     await slot.refused(answer.outcome.error ?? "invalid credentials");
+    refusal = answer;
     if (tries >= MAX_REFUSED_SETS) return answer;
   }
 }

@@ -10,6 +10,7 @@ import { type Connector, type Credentials, VendorError } from "../connectors/typ
 import { disableCredentials, markCredentialsUsed, setsInRotation } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
 import {
+  blockOn,
   blockUntil,
   finishCall,
   type QuotaKey,
@@ -24,7 +25,12 @@ import {
 
 export type QuotaConfig = Pick<
   IntelConfig,
-  "quotaPolicy" | "quotaMaxWaitSeconds" | "quotaMinuteSeconds" | "quotaDaySeconds" | "vendorQuotas"
+  | "quotaPolicy"
+  | "quotaMaxWaitSeconds"
+  | "quotaMinuteSeconds"
+  | "quotaDaySeconds"
+  | "vendorQuotas"
+  | "vendorUrls"
 >;
 
 type Db = Store["db"];
@@ -40,13 +46,18 @@ export const quotaWindows = (config: QuotaConfig): QuotaWindows => ({
   dayMs: config.quotaDaySeconds * 1000,
 });
 
-/** The vendor-wide quota of a connector: the setting when given, else its preset. */
+/**
+ * The vendor-wide quota of a connector: the setting when given, else its preset — which describes
+ * the vendor's own API, so it does not apply when INTEL_VENDOR_URL_<ID> points the connector
+ * elsewhere (a mirror, a test double; a proxy to the vendor sets INTEL_VENDOR_QUOTA_<ID>).
+ */
 export function vendorQuota(connector: Connector, config: QuotaConfig): VendorQuota {
   const override = config.vendorQuotas[connector.id];
   const policy = override?.policy ?? config.quotaPolicy;
   if (override) return { perMinute: override.perMinute, perDay: override.perDay, policy, origin: "setting" };
   const preset = connector.quota;
-  if (!preset) return { perMinute: null, perDay: null, policy, origin: "none" };
+  if (!preset || config.vendorUrls[connector.id])
+    return { perMinute: null, perDay: null, policy, origin: "none" };
   return { perMinute: preset.perMinute ?? null, perDay: preset.perDay ?? null, policy, origin: "preset" };
 }
 
@@ -110,6 +121,22 @@ async function candidateSets(db: Db, connector: Connector, config: QuotaConfig):
 
 type Refusal = Extract<Reservation, { ok: false }>;
 
+/**
+ * Reserves one call on a set. A set without limits is not counted (nothing to count against: its
+ * vendor's calls stay as fast as without quotas); only a vendor's block holds it. Call id 0: none.
+ */
+async function reserve(
+  db: Db,
+  key: QuotaKey,
+  limits: QuotaLimits,
+  windows: QuotaWindows,
+  holdMs: number,
+): Promise<Reservation> {
+  if (limits.perMinute === null && limits.perDay === null)
+    return (await blockOn(db, key)) ?? { ok: true, callId: 0 };
+  return reserveCall(db, key, limits, windows, { holdMs });
+}
+
 function exhausted(vendor: string, refusal: Refusal): VendorError {
   const why =
     refusal.reason === "blocked"
@@ -170,14 +197,14 @@ export async function takeSlot(
     let soonest: Refusal | undefined;
     for (const set of sets) {
       const key = { vendor: connector.id, credentialSet: set.id };
-      const r = await reserveCall(db, key, set.limits, windows, { holdMs });
+      const r = await reserve(db, key, set.limits, windows, holdMs);
       if (r.ok) {
         if (set.id > 0) await markCredentialsUsed(db, set.id);
         return slotFor(
           db,
           key,
           set,
-          { windows, holdMs, policy, maxWaitMs: config.quotaMaxWaitSeconds * 1000 },
+          { vendor: connector.vendor, windows, holdMs, policy, maxWaitMs: config.quotaMaxWaitSeconds * 1000 },
           r.callId,
         );
       }
@@ -189,6 +216,7 @@ export async function takeSlot(
 }
 
 interface GateSettings {
+  vendor: string;
   windows: QuotaWindows;
   holdMs: number;
   policy: "wait" | "skip";
@@ -222,18 +250,21 @@ function callGate(db: Db, key: QuotaKey, limits: QuotaLimits, s: GateSettings, f
       }
       const deadline = Date.now() + (s.policy === "wait" ? s.maxWaitMs : 0);
       for (;;) {
-        const r = await reserveCall(db, key, limits, s.windows, { holdMs: s.holdMs });
+        const r = await reserve(db, key, limits, s.windows, s.holdMs);
         if (r.ok) {
           current = r.callId;
           return;
         }
-        if (!(await waitForSlot(r, deadline, s.windows, signal))) throw exhausted(key.vendor, r);
+        if (!(await waitForSlot(r, deadline, s.windows, signal))) throw exhausted(s.vendor, r);
       }
     },
     async release(throttle?: Throttle) {
-      if (current !== undefined) await finishCall(db, current, s.windows);
+      if (current) await finishCall(db, current, s.windows);
       current = undefined;
-      if (throttle) await blockUntil(db, key, throttle.until, throttle.reason);
+      if (!throttle) return;
+      // A vendor cannot block a set for longer than the day window (a buggy or hostile Retry-After).
+      const latest = new Date(Date.now() + s.windows.dayMs).toISOString();
+      await blockUntil(db, key, throttle.until < latest ? throttle.until : latest, throttle.reason);
     },
   };
 }

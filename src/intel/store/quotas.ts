@@ -89,6 +89,20 @@ export async function reserveCall(
   });
 }
 
+/** The block in force on `key` at `at` (a vendor's Retry-After), as a refusal; undefined when none. */
+export async function blockOn(db: Db, key: QuotaKey, at = Date.now()): Promise<Reservation | undefined> {
+  const row = await db
+    .selectFrom("quota_state")
+    .select(["blocked_until", "blocked_reason"])
+    .where("vendor", "=", key.vendor)
+    .where("credential_set", "=", key.credentialSet)
+    .where("blocked_until", ">", iso(at))
+    .executeTakeFirst();
+  return row?.blocked_until
+    ? { ok: false, reason: "blocked", retryAt: row.blocked_until, detail: row.blocked_reason }
+    : undefined;
+}
+
 /** The call is over: it counts for one more minute window from now. */
 export async function finishCall(db: Db, callId: number, windows: QuotaWindows, at = Date.now()) {
   await db
