@@ -1,15 +1,5 @@
 /** ELF facts from YARA-X's `elf` module (as printed by the facts rules). */
-import {
-  cutLists,
-  type ExecutableFacts,
-  emptyFacts,
-  highEntropyHints,
-  items,
-  num,
-  round3,
-  type Section,
-  text,
-} from "./facts.ts";
+import { cutLists, type ExecutableFacts, emptyFacts, items, num, type Section, text } from "./facts.ts";
 import type { FactRecord } from "./lines.ts";
 import { ELF_MACHINES, ELF_TYPES, nameOf } from "./names.ts";
 
@@ -20,18 +10,16 @@ const STB_LOCAL = 0;
 const PT_LOAD = 1;
 
 function sections(facts: FactRecord): Section[] {
-  return items(facts, "elf.section").map((s) => {
-    const inFile = num(s, "type") !== SHT_NOBITS && (num(s, "size") ?? 0) > 0;
-    return {
-      name: text(s, "name") ?? "",
-      offset: num(s, "offset"),
-      size: num(s, "size"),
-      virtual_address: num(s, "address"),
-      virtual_size: null,
-      entropy: inFile ? round3(num(s, "entropy")) : null,
-      flags: num(s, "flags"),
-    };
-  });
+  // SHT_NOBITS (.bss) takes memory, not bytes of the file: no offset.
+  return items(facts, "elf.section").map((s) => ({
+    name: text(s, "name") ?? "",
+    offset: num(s, "type") === SHT_NOBITS ? null : num(s, "offset"),
+    size: num(s, "size"),
+    virtual_address: num(s, "address"),
+    virtual_size: null,
+    entropy: null,
+    flags: num(s, "flags"),
+  }));
 }
 
 /** Segments as sections when the file has no section headers (stripped of them, or packed). */
@@ -44,7 +32,7 @@ function loadSegments(facts: FactRecord): Section[] {
       size: num(s, "file_size"),
       virtual_address: null,
       virtual_size: null,
-      entropy: (num(s, "file_size") ?? 0) > 0 ? round3(num(s, "entropy")) : null,
+      entropy: null,
       flags: num(s, "flags"),
     }));
 }
@@ -96,7 +84,6 @@ export function describeElf(facts: FactRecord, fileSize: number, maxItems: numbe
   const { symbols: _notListed, ...lists } = found.counts;
   found.truncated = cutLists(lists, maxItems);
   found.overlay = overlay(facts, fileSize, found.truncated);
-  found.packer_hints = highEntropyHints(found.sections);
   if (headers.length === 0 && (found.counts.segments ?? 0) > 0) found.packer_hints.push("no section headers");
   found.details = {
     type: nameOf(ELF_TYPES, num(facts, "elf.type")),

@@ -84,9 +84,6 @@ export const unixTime = (seconds: number | null): string | null => {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 };
 
-/** Rounded to 3 decimals: entropy is a hint, not a measurement to compare bit for bit. */
-export const round3 = (n: number | null): number | null => (n === null ? null : Math.round(n * 1000) / 1000);
-
 /** Sections whose bytes look compressed or encrypted (above 7.2 bits per byte, at least 512 bytes). */
 export function highEntropyHints(sections: Section[]): string[] {
   return sections

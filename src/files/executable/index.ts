@@ -1,15 +1,16 @@
 /**
  * Executable facts (PE, ELF, Mach-O, LNK, DEX) for the extractor's `extra.executable`. The formats
  * are read by YARA-X's own modules, in the YARA worker threads (a fault retires the thread, the
- * scan has a time limit); a file is scanned only when its first bytes name one of these formats
- * and it is within EXECUTABLE_MAX_BYTES.
+ * scan has a time limit), section entropy in worker threads of its own; a file is looked at only
+ * when its first bytes name one of these formats and it is within EXECUTABLE_MAX_BYTES.
  */
 import { open } from "node:fs/promises";
 import { ProcessorFailure } from "../processors/processor.ts";
 import { YaraPool } from "../processors/rulematch/pool.ts";
 import { describeDex } from "./dex.ts";
 import { describeElf } from "./elf.ts";
-import type { ExecutableFacts, ExecutableFormat } from "./facts.ts";
+import { EntropyMeter } from "./entropy.ts";
+import { type ExecutableFacts, type ExecutableFormat, highEntropyHints } from "./facts.ts";
 import { readFactLines } from "./lines.ts";
 import { describeLnk } from "./lnk.ts";
 import { describeMacho } from "./macho.ts";
@@ -76,6 +77,7 @@ function describe(
 
 export class ExecutableInspector {
   private readonly pool: YaraPool;
+  private readonly entropy: EntropyMeter;
   private readonly options: ExecutableOptions;
   private readonly rules: string;
 
@@ -89,6 +91,7 @@ export class ExecutableInspector {
       scanTimeoutMs: options.timeoutMs,
       compileTimeoutMs: options.timeoutMs,
     });
+    this.entropy = new EntropyMeter(options);
   }
 
   /** The facts of an executable, an error entry, or null when the file is none of these formats. */
@@ -106,7 +109,16 @@ export class ExecutableInspector {
     });
     if ("error" in result) return result;
     const facts = describe(format, result.lines, size, this.options.maxItems);
-    if (facts && result.cut) facts.truncated.push("output");
+    if (!facts) return null;
+    if (result.cut) facts.truncated.push("output");
+    // Twice the file: every byte once, plus the overlap of ordinary layouts (segments and sections).
+    await this.entropy.measure(
+      path,
+      facts.sections,
+      2 * size,
+      AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs)]),
+    );
+    facts.packer_hints.push(...highEntropyHints(facts.sections));
     return facts;
   }
 
@@ -138,7 +150,7 @@ export class ExecutableInspector {
     return { lines: result.console, cut: result.consoleTruncated };
   }
 
-  close(): Promise<void> {
-    return this.pool.destroy();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.destroy(), this.entropy.close()]);
   }
 }

@@ -1,16 +1,5 @@
 /** Mach-O facts from YARA-X's `macho` module (as printed by the facts rules). */
-import {
-  bool,
-  cutLists,
-  type ExecutableFacts,
-  emptyFacts,
-  highEntropyHints,
-  items,
-  num,
-  round3,
-  type Section,
-  text,
-} from "./facts.ts";
+import { bool, cutLists, type ExecutableFacts, emptyFacts, items, num, type Section, text } from "./facts.ts";
 import type { FactRecord } from "./lines.ts";
 import { MACHO_CPUS, MACHO_FILETYPES, nameOf } from "./names.ts";
 
@@ -18,11 +7,12 @@ function sections(facts: FactRecord): Section[] {
   return items(facts, "macho.segment").flatMap((segment) =>
     items(segment, "section").map((s) => ({
       name: `${text(segment, "name") ?? ""},${text(s, "name") ?? ""}`,
-      offset: num(s, "offset"),
+      // Zero-fill sections (__bss, __common) have no bytes in the file: offset 0.
+      offset: num(s, "offset") || null,
       size: num(s, "size"),
       virtual_address: null,
       virtual_size: null,
-      entropy: (num(s, "offset") ?? 0) > 0 && (num(s, "size") ?? 0) > 0 ? round3(num(s, "entropy")) : null,
+      entropy: null,
       flags: null,
     })),
   );
@@ -67,7 +57,6 @@ export function describeMacho(facts: FactRecord, maxItems: number): ExecutableFa
     architectures: num(facts, "macho.nfat_arch") ?? 0,
   };
   found.truncated = cutLists(found.counts, maxItems);
-  found.packer_hints = highEntropyHints(found.sections);
   found.details = {
     filetype: nameOf(
       MACHO_FILETYPES,

@@ -5,10 +5,8 @@ import {
   cutLists,
   type ExecutableFacts,
   emptyFacts,
-  highEntropyHints,
   items,
   num,
-  round3,
   type Section,
   text,
   unixTime,
@@ -27,7 +25,7 @@ function sections(facts: FactRecord): Section[] {
     size: num(s, "raw_size"),
     virtual_address: num(s, "virtual_address"),
     virtual_size: num(s, "virtual_size"),
-    entropy: (num(s, "raw_size") ?? 0) > 0 ? round3(num(s, "entropy")) : null,
+    entropy: null,
     flags: num(s, "characteristics"),
   }));
 }
@@ -67,7 +65,6 @@ function packerHints(facts: FactRecord, found: ExecutableFacts): string[] {
     const packer = PACKER_SECTIONS[s.name.toLowerCase()];
     return packer ? [`section "${s.name}" (${packer})`] : [];
   });
-  hints.push(...highEntropyHints(found.sections));
   const functions = num(facts, "pe.number_of_imported_functions") ?? 0;
   if (functions < 10 && (num(facts, "pe.number_of_imports") ?? 0) <= 3 && !bool(facts, "pe.is_dll"))
     hints.push(`few imports (${functions} functions)`);

@@ -2,14 +2,16 @@
  * The YARA source that reads executable facts out of YARA-X's own modules (pe, elf, macho, lnk,
  * dex). The JavaScript build of YARA-X returns matches only, not module outputs, so each fact is
  * printed with the `console` module as one line `key=value`; list items open with `list=index`
- * and their fields follow (`parse.ts` reads them back). Every list is cut at `maxItems`.
+ * and their fields follow (`lines.ts` reads them back). Every list is cut at `maxItems`. Section
+ * entropy is not asked of YARA-X (`math.entropy` per section would read overlapping sections once
+ * each): `entropy.ts` measures it afterwards, within a byte budget.
  *
  * A field that is undefined for this file (an ELF's `pe.timestamp`) makes its `console.log`
  * undefined; `or filesize >= 0` keeps the chain going (`or true` would be folded away by the
  * compiler, call included).
  */
 
-/** A printed fact: its key and the YARA expression of its value (`i`, `j` index the lists). */
+/** A printed fact: its key and the YARA expression of its value (`@` is the list item, `i`, `j` index the lists). */
 type Field = readonly [key: string, expr: string];
 
 interface List {
@@ -45,9 +47,6 @@ function loop(list: List, parentKey: string, maxItems: number): string {
   ];
   return `for all ${list.index} in (0..math.min(${list.of}.len(), ${maxItems}) - 1): (${body.join(" and ")})`;
 }
-
-const SECTION_ENTROPY = (offset: string, size: string) =>
-  `math.entropy(${offset}, math.min(${size}, filesize))`;
 
 const PE: ModuleFacts = {
   module: "pe",
@@ -87,7 +86,6 @@ const PE: ModuleFacts = {
         ["raw_offset", "@.raw_data_offset"],
         ["raw_size", "@.raw_data_size"],
         ["characteristics", "@.characteristics"],
-        ["entropy", SECTION_ENTROPY("@.raw_data_offset", "@.raw_data_size")],
       ],
     },
     {
@@ -183,8 +181,6 @@ const ELF: ModuleFacts = {
         ["address", "@.address"],
         ["offset", "@.offset"],
         ["size", "@.size"],
-        // Also printed for SHT_NOBITS (.bss): parse.ts drops it (YARA has no conditional value).
-        ["entropy", SECTION_ENTROPY("@.offset", "@.size")],
       ],
     },
     {
@@ -196,7 +192,6 @@ const ELF: ModuleFacts = {
         ["flags", "@.flags"],
         ["offset", "@.offset"],
         ["file_size", "@.file_size"],
-        ["entropy", SECTION_ENTROPY("@.offset", "@.file_size")],
       ],
     },
     { key: "elf.dynsym", of: "elf.dynsym", index: "i", fields: ELF_SYMBOL_FIELDS },
@@ -238,7 +233,6 @@ const MACHO: ModuleFacts = {
             ["name", "@.sectname"],
             ["offset", "@.offset"],
             ["size", "@.size"],
-            ["entropy", SECTION_ENTROPY("@.offset", "@.size")],
           ],
         },
       ],
