@@ -1,8 +1,10 @@
 /**
  * Executables built at test time by Debian's own tools: ELF by gcc (with symbols, stripped, a
- * shared library), PE by the MinGW-w64 cross compiler. Each builder returns the file's path.
+ * shared library), PE by the MinGW-w64 cross compiler, Mach-O by clang and LLVM's ld64.lld (thin
+ * for x86-64 and arm64, and a universal file of both by llvm-lipo). Each builder returns a path.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -116,4 +118,48 @@ export function mingwPe(dir: string): string {
   const ws2 = importLibrary(dir, "ws2_ordinals", WS2_DEF);
   const helper = importLibrary(dir, "loupehelper", HELPER_DEF);
   return compile(dir, PE_C, "loupe.exe", MINGW, ["-O0", "-s"], [ws2, helper, "-luser32"]);
+}
+
+/**
+ * A Windows program carrying a section named UPX1 full of random bytes (as a packer leaves its
+ * compressed image), made by the compiler itself with a section attribute.
+ */
+export function mingwPackedLookingPe(dir: string): string {
+  const bytes = [...randomBytes(16_384)].join(",");
+  const source = `__attribute__((section("UPX1"), used)) const unsigned char packed[] = {${bytes}};
+int main(void) { return packed[7]; }
+`;
+  return compile(dir, source, "packed.exe", MINGW, ["-O0", "-s"]);
+}
+
+/** The first of these commands on the PATH (Debian names LLVM's tools with their version). */
+function firstCommand(...names: string[]): string | undefined {
+  return names.find((n) => spawnSync("sh", ["-c", `command -v ${n}`]).status === 0);
+}
+
+export const LD64 = firstCommand("ld64.lld", "ld64.lld-16", "ld64.lld-15", "ld64.lld-14");
+export const LIPO = firstCommand("llvm-lipo", "llvm-lipo-16", "llvm-lipo-15", "llvm-lipo-14");
+
+/** A program calling puts from a library it does not link (bound at run time: `dynamic_lookup`). */
+const MACHO_C = `int puts(const char *);
+int loupe_macho_helper(int x) { return x * 7; }
+int main(void) { puts("loupe"); return loupe_macho_helper(6); }
+`;
+
+export function clangMacho(dir: string, arch: "x86_64" | "arm64"): string {
+  const src = path.join(dir, "macho.c");
+  const object = path.join(dir, `macho-${arch}.o`);
+  const out = path.join(dir, `macho-${arch}`);
+  writeFileSync(src, MACHO_C);
+  execFileSync("clang", ["-target", `${arch}-apple-macos11`, "-c", src, "-o", object], { stdio: "pipe" });
+  const platform = ["-platform_version", "macos", "11.0", "11.0"];
+  const link = ["-arch", arch, ...platform, "-e", "_main", "-undefined", "dynamic_lookup", "-o", out, object];
+  execFileSync(LD64 ?? "ld64.lld", link, { stdio: "pipe" });
+  return out;
+}
+
+export function universalMacho(dir: string, slices: string[]): string {
+  const out = path.join(dir, "macho-universal");
+  execFileSync(LIPO ?? "llvm-lipo", ["-create", ...slices, "-output", out], { stdio: "pipe" });
+  return out;
 }
