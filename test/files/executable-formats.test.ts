@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -92,6 +92,12 @@ describe("executable facts: LNK and DEX written from their published layouts", (
     assert.equal(exe.counts.types, 4);
   });
 
+  it("does not take a Java class (same magic as a universal Mach-O) for an executable", async () => {
+    const javaClass = Buffer.concat([Buffer.from("cafebabe00000041", "hex"), Buffer.alloc(64)]);
+    const { analysis } = await extractOk(server, javaClass, "Main.class");
+    assert.equal(analysis.extra.executable, undefined);
+  });
+
   it("is in the extractor's entry of /analyzer/all", async () => {
     const res = await postFile(`${server.url}/analyzer/all`, dexFile(CLASSES), "classes.dex", {
       processors: "extractor,iocs",
@@ -99,6 +105,23 @@ describe("executable facts: LNK and DEX written from their published layouts", (
     const body = await json(res);
     assert.equal(body.processors.extractor.analysis.extra.executable.format, "dex");
     assert.match(body.processors.extractor.analysis.extra.hashes.sha512, /^[0-9a-f]{128}$/);
+  });
+
+  // Last: it makes no request (a pause between two requests could race keep-alive).
+  it("is recognised by file(1) too (LNK and DEX as written here)", {
+    skip: skipUnlessCommands("file"),
+  }, () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "loupe-file-"));
+    try {
+      const kind = (name: string, bytes: Buffer) => {
+        writeFileSync(path.join(dir, name), bytes);
+        return execFileSync("file", ["-b", path.join(dir, name)], { encoding: "utf8" });
+      };
+      assert.match(kind("a.lnk", shortcut(SHORTCUT)), /MS Windows shortcut/);
+      assert.match(kind("classes.dex", dexFile(CLASSES)), /Dalvik dex file version 035/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -53,7 +53,9 @@ function symbols(facts: FactRecord): { imports: string[]; exports: string[] } {
 
 /** Bytes past the last thing the headers point at; null when a list was cut (the end is unknown). */
 function overlay(facts: FactRecord, fileSize: number, truncated: string[]): ExecutableFacts["overlay"] {
-  if (truncated.length > 0) return null;
+  // Cut lists, or no header table read at all (refused as malformed): the end is unknown.
+  const read = items(facts, "elf.section").length + items(facts, "elf.segment").length;
+  if (truncated.length > 0 || read === 0) return null;
   const shEnd =
     (num(facts, "elf.sh_offset") ?? 0) +
     (num(facts, "elf.number_of_sections") ?? 0) * (num(facts, "elf.sh_entry_size") ?? 0);

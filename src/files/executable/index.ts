@@ -31,18 +31,29 @@ export interface ExecutableOptions {
 
 export type ExecutableResult =
   | ExecutableFacts
-  | { format: ExecutableFormat; error: "too_large" | "timeout" | "engine_error"; detail: string };
+  | {
+      format: ExecutableFormat;
+      error: "too_large" | "timeout" | "engine_error" | "unreadable";
+      detail: string;
+    };
 
 const LNK_HEADER = Buffer.from([0x4c, 0, 0, 0, 0x01, 0x14, 0x02, 0]);
 const MACHO_MAGICS = new Set([
   0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe, 0xbebafeca, 0xcafebabf,
 ]);
 
+/** A Java class shares the universal Mach-O magic: minor version 0 and a major of 45 (Java 1.1) and up. */
+const isJavaClass = (head: Buffer) =>
+  head.length >= 8 &&
+  head.readUInt32BE(0) === 0xcafebabe &&
+  head.readUInt16BE(4) === 0 &&
+  head.readUInt16BE(6) >= 45;
+
 /** The format the first bytes announce, or null for every other file. */
 export function sniffFormat(head: Buffer): ExecutableFormat | null {
   if (head.length >= 2 && head[0] === 0x4d && head[1] === 0x5a) return "pe";
   if (head.length >= 4 && head.readUInt32BE(0) === 0x7f454c46) return "elf";
-  if (head.length >= 4 && MACHO_MAGICS.has(head.readUInt32BE(0))) return "macho";
+  if (head.length >= 4 && MACHO_MAGICS.has(head.readUInt32BE(0)) && !isJavaClass(head)) return "macho";
   if (head.length >= 8 && head.subarray(0, 8).equals(LNK_HEADER)) return "lnk";
   if (head.length >= 4 && head.toString("latin1", 0, 4) === "dex\n") return "dex";
   return null;
@@ -66,7 +77,7 @@ function describe(
   maxItems: number,
 ): ExecutableFacts | null {
   const facts = readFactLines(lines);
-  // Nothing printed: YARA-X's module did not recognise the file (a Java class starts like a fat Mach-O).
+  // Nothing printed: YARA-X's module did not recognise the file.
   if (!Object.keys(facts).some((k) => k.startsWith(`${format}.`))) return null;
   if (format === "pe") return describePe(facts, maxItems);
   if (format === "elf") return describeElf(facts, size, maxItems);
@@ -94,7 +105,7 @@ export class ExecutableInspector {
     this.entropy = new EntropyMeter(options);
   }
 
-  /** The facts of an executable, an error entry, or null when the file is none of these formats. */
+  /** The facts of an executable, an error entry, or null when the file does not start like one. */
   async inspect(path: string, size: number, signal: AbortSignal): Promise<ExecutableResult | null> {
     const format = sniffFormat(await readHead(path));
     if (format === null) return null;
@@ -109,7 +120,10 @@ export class ExecutableInspector {
     });
     if ("error" in result) return result;
     const facts = describe(format, result.lines, size, this.options.maxItems);
-    if (!facts) return null;
+    if (!facts) {
+      const detail = `The file starts like ${format.toUpperCase()} but YARA-X's ${format} module cannot read it (malformed or truncated).`;
+      return { format, error: "unreadable", detail };
+    }
     if (result.cut) facts.truncated.push("output");
     // Twice the file: every byte once, plus the overlap of ordinary layouts (segments and sections).
     await this.entropy.measure(

@@ -30,12 +30,19 @@ function sections(facts: FactRecord): Section[] {
   }));
 }
 
-/** Imported functions by name, or `ord<N>` when imported by ordinal only (as pefile names them). */
-function imports(facts: FactRecord) {
-  return items(facts, "pe.import").map((lib) => ({
-    library: text(lib, "library"),
-    functions: items(lib, "function").map((f) => text(f, "name") ?? `ord${num(f, "ordinal") ?? "?"}`),
-  }));
+/**
+ * Imported functions by name, or `ord<N>` when imported by ordinal only (as pefile names them);
+ * `maxItems` functions over all libraries (the rules cut each library's list, not their sum).
+ */
+function imports(facts: FactRecord, maxItems: number) {
+  let left = maxItems;
+  return items(facts, "pe.import").map((lib) => {
+    const functions = items(lib, "function")
+      .slice(0, Math.max(left, 0))
+      .map((f) => text(f, "name") ?? `ord${num(f, "ordinal") ?? "?"}`);
+    left -= functions.length;
+    return { library: text(lib, "library"), functions };
+  });
 }
 
 function certificates(facts: FactRecord): Certificate[] {
@@ -91,7 +98,7 @@ export function describePe(facts: FactRecord, maxItems: number): ExecutableFacts
   found.entry_point = num(facts, "pe.entry_point_rva");
   found.compile_time = unixTime(num(facts, "pe.timestamp"));
   found.sections = sections(facts);
-  found.imports = imports(facts);
+  found.imports = imports(facts, maxItems);
   found.exports = items(facts, "pe.export").map(
     (e) => text(e, "name") ?? text(e, "forward") ?? `ord${num(e, "ordinal")}`,
   );

@@ -61,7 +61,12 @@ export const executableFacts = Type.Object(
 
 export const executableError = Type.Object({
   format: Type.Union(FORMATS),
-  error: Type.Union([Type.Literal("too_large"), Type.Literal("timeout"), Type.Literal("engine_error")]),
+  error: Type.Union([
+    Type.Literal("too_large"),
+    Type.Literal("timeout"),
+    Type.Literal("engine_error"),
+    Type.Literal("unreadable"),
+  ]),
   detail: Type.String(),
 });
 
