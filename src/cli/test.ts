@@ -29,6 +29,7 @@ export const TEST_SYSTEM_PACKAGES: string[] = [
   "gcc", // ELF fixtures (with symbols, stripped, a shared library) for executable facts
   "gcc-mingw-w64-x86-64", // PE fixtures: x86_64-w64-mingw32-gcc and dlltool (imports by ordinal)
   "python3-pefile", // oracle of the PE imphash (pefile's get_imphash, in Debian's python3)
+  "osslsigncode", // Authenticode-signed PE fixtures (self-signed with openssl)
   "clang", // Mach-O fixtures (x86-64 and arm64 objects)
   "lld", // ld64.lld links them into Mach-O executables
   "llvm", // llvm-lipo makes a universal (fat) Mach-O of both

@@ -4,7 +4,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { gccElf, gccSharedLibrary, LIBRARY_FUNCTIONS, MINGW, mingwPe } from "../helpers/executables.ts";
+import {
+  gccElf,
+  gccSharedLibrary,
+  LIBRARY_FUNCTIONS,
+  MINGW,
+  mingwPe,
+  signedPe,
+} from "../helpers/executables.ts";
 import { extractOk, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
@@ -132,10 +139,12 @@ describe("executable facts: PE built by MinGW-w64", {
 }, () => {
   let server: TestFilesServer;
   let dir: string;
-  const built = { pe: "" };
+  const built = { pe: "", signed: "", serial: "" };
+  const canSign = skipUnlessCommands("osslsigncode", "openssl") === false;
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "loupe-pe-"));
     built.pe = mingwPe(dir);
+    if (canSign) Object.assign(built, signedPe(dir, built.pe));
     server = await startFilesServer();
   });
   after(async () => {
@@ -180,5 +189,26 @@ describe("executable facts: PE built by MinGW-w64", {
     const file = built.pe;
     const { analysis } = await extractOk(server, readFileSync(file), "loupe.exe");
     assert.equal(analysis.extra.hashes.imphash, pefileImphash(file));
+  });
+
+  it("reads an Authenticode signature (osslsigncode) and sees it fail once the file is altered", {
+    skip: canSign ? false : "needs osslsigncode and openssl",
+  }, async () => {
+    const bytes = readFileSync(built.signed);
+    const signed = (await extractOk(server, bytes, "signed.exe")).analysis.extra.executable;
+    assert.equal(signed.signatures.present, true);
+    assert.equal(signed.signatures.valid, true);
+    assert.equal(signed.signatures.certificates[0].subject, "/CN=Loupe Test Signer");
+    assert.equal(
+      signed.signatures.certificates[0].serial.replaceAll(":", "").toLowerCase(),
+      built.serial.toLowerCase(),
+    );
+    // One byte of code changed after signing: the digest no longer matches.
+    const text = signed.sections.find((s: Section) => s.name === ".text");
+    const altered = Buffer.from(bytes);
+    altered[text.offset + 16] = (altered[text.offset + 16] ?? 0) ^ 0xff;
+    const tampered = (await extractOk(server, altered, "altered.exe")).analysis.extra.executable;
+    assert.equal(tampered.signatures.present, true);
+    assert.equal(tampered.signatures.valid, false);
   });
 });

@@ -163,3 +163,40 @@ export function universalMacho(dir: string, slices: string[]): string {
   execFileSync(LIPO ?? "llvm-lipo", ["-create", ...slices, "-output", out], { stdio: "pipe" });
   return out;
 }
+
+/**
+ * `file` signed with Authenticode by osslsigncode, with a self-signed certificate made by openssl
+ * for the occasion; returns the signed copy and the certificate's serial (openssl's, as colon hex).
+ */
+export function signedPe(dir: string, file: string): { signed: string; serial: string } {
+  const key = path.join(dir, "signer-key.pem");
+  const cert = path.join(dir, "signer-cert.pem");
+  const signed = path.join(dir, "signed.exe");
+  const subject = "/CN=Loupe Test Signer";
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "30",
+      "-subj",
+      subject,
+    ],
+    { stdio: "pipe" },
+  );
+  execFileSync(
+    "osslsigncode",
+    ["sign", "-certs", cert, "-key", key, "-n", "Loupe", "-in", file, "-out", signed],
+    { stdio: "pipe" },
+  );
+  const serial = execFileSync("openssl", ["x509", "-in", cert, "-noout", "-serial"], { encoding: "utf8" });
+  return { signed, serial: serial.trim().replace(/^serial=/, "") };
+}
