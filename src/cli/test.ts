@@ -25,7 +25,14 @@ export const TEST_SYSTEM_PACKAGES: string[] = [
   "libheif-examples", // heif-enc: HEIC fixtures (sharp cannot encode HEVC)
   "sqlite3", // the backup and restore test (SQLite's online backup)
   "ssdeep", // oracle of the ssdeep digests
-  "tlsh-tools", // oracle of the TLSH digests
+  "tlsh-tools", // oracle of the TLSH digests (and of telfhash, TLSH over symbol names)
+  "gcc", // ELF fixtures (with symbols, stripped, a shared library) for executable facts
+  "gcc-mingw-w64-x86-64", // PE fixtures: x86_64-w64-mingw32-gcc and dlltool (imports by ordinal)
+  "python3-pefile", // oracle of the PE imphash (pefile's get_imphash, in Debian's python3)
+  "osslsigncode", // Authenticode-signed PE fixtures (self-signed with openssl)
+  "clang", // Mach-O fixtures (x86-64 and arm64 objects)
+  "lld", // ld64.lld links them into Mach-O executables
+  "llvm", // llvm-lipo makes a universal (fat) Mach-O of both
 ];
 
 export async function test(args: string[]): Promise<number | undefined> {

@@ -224,6 +224,30 @@ export const filesSettings = {
   fuzzyTimeoutMs: integer("FUZZY_TIMEOUT_MS", 60_000, "Time limit of the fuzzy hashes of one file, in ms.", {
     min: 1,
   }),
+  executableMaxBytes: integer(
+    "EXECUTABLE_MAX_BYTES",
+    100_000_000,
+    "Largest PE, ELF, Mach-O, LNK or DEX file whose structure is read (extra.executable), in bytes.",
+    { min: 0 },
+  ),
+  executableTimeoutMs: integer(
+    "EXECUTABLE_TIMEOUT_MS",
+    30_000,
+    "Time limit of reading one executable's structure (YARA-X modules), in ms.",
+    { min: 1 },
+  ),
+  executableMaxItems: integer(
+    "EXECUTABLE_MAX_ITEMS",
+    1000,
+    "Items listed per list of extra.executable (sections, imports, exports, resources, symbols, classes).",
+    { min: 1, max: 1_000_000 },
+  ),
+  executableMaxOutputChars: integer(
+    "EXECUTABLE_MAX_OUTPUT_CHARS",
+    4_000_000,
+    "Characters of YARA-X module output read per executable; past it the lists stop and truncated says output.",
+    { min: 1000 },
+  ),
   iocTimeoutMs: integer("IOC_TIMEOUT_MS", 30_000, "Time limit of one indicator scan, in ms.", { min: 1 }),
   iocMaxLocations: integer("IOC_MAX_LOCATIONS", 20, "Locations listed per indicator (all are counted).", {
     min: 0,

@@ -21,6 +21,7 @@ export interface FileHashes {
   md5: string;
   sha1: string;
   sha256: string;
+  sha512: string;
 }
 
 export interface UploadedFile {
@@ -31,7 +32,7 @@ export interface UploadedFile {
   /** Content type the client declared (never trusted for detection). */
   declaredType: string;
   size: number;
-  /** md5/sha1/sha256, computed while streaming, for the operations that report them. */
+  /** md5/sha1/sha256/sha512, computed while streaming, for the operations that report them. */
   hashes?: FileHashes;
   /** Only an InMemoryFile has bytes: `file.bytes ?? file.path` is what to read. */
   bytes?: undefined;
@@ -279,16 +280,23 @@ class HashingStream extends CountingStream {
   private readonly md5 = createHash("md5");
   private readonly sha1 = createHash("sha1");
   private readonly sha256 = createHash("sha256");
+  private readonly sha512 = createHash("sha512");
 
   override _transform(chunk: Buffer, enc: BufferEncoding, done: TransformCallback): void {
     this.md5.update(chunk);
     this.sha1.update(chunk);
     this.sha256.update(chunk);
+    this.sha512.update(chunk);
     super._transform(chunk, enc, done);
   }
 
   digests(): FileHashes {
-    return { md5: this.md5.digest("hex"), sha1: this.sha1.digest("hex"), sha256: this.sha256.digest("hex") };
+    return {
+      md5: this.md5.digest("hex"),
+      sha1: this.sha1.digest("hex"),
+      sha256: this.sha256.digest("hex"),
+      sha512: this.sha512.digest("hex"),
+    };
   }
 }
 

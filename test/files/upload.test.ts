@@ -45,6 +45,10 @@ describe("upload pipeline", () => {
     assert.equal(analysis.hashes.md5, "5eb63bbbe01eeed093cb22bb8f5acdc3");
     assert.equal(analysis.hashes.sha1, "2aae6c35c94fcfb415dbe95f408b9ce91ee846ed");
     assert.equal(analysis.hashes.sha256, "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9");
+    assert.equal(
+      analysis.hashes.sha512,
+      "309ecc489c12d6eb4cc40f50c902f2b4d0ed77ee511a7c7a9bcd3ca86d4cd86f989dd35bc5ff499670da34255b45b0cfd830e81f605dcf7dc5542e93ae9cd76f",
+    );
     assert.equal(analysis.filename, "evil.txt");
     assert.deepEqual(analysis.fields, { note: "n1" });
     assert.equal(body.success, true);

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { writeCorpus } from "./corpus.ts";
+import { executableCases } from "./executable-cases.ts";
 import { extractCases } from "./extract-cases.ts";
 import { YARA_CASES } from "./yara-cases.ts";
 
@@ -15,7 +16,10 @@ describe("hostile corpus", () => {
       const manifest = await writeCorpus(dir);
       const entries = Object.values(manifest);
       assert.equal(entries.filter((e) => e.endpoint === "/analyzer/rulematch").length, YARA_CASES.length);
-      assert.equal(entries.filter((e) => e.endpoint === "/analyzer/extractor").length, extractCases.length);
+      assert.equal(
+        entries.filter((e) => e.endpoint === "/analyzer/extractor").length,
+        extractCases.length + executableCases.length,
+      );
       assert.ok(entries.filter((e) => e.endpoint === "/converter/thumbnail").length >= 40);
       assert.ok(entries.every((e) => e.accept.length > 0));
       const first = YARA_CASES[0]!;

@@ -11,6 +11,7 @@ import path from "node:path";
 import { ROOT } from "../../src/common/config.ts";
 import { SUPER_TYPES } from "../../src/intel/domain/taxonomy.ts";
 import { worstCaseValues } from "../helpers/hostile-values.ts";
+import { executableCases } from "./executable-cases.ts";
 import { extractCases } from "./extract-cases.ts";
 import {
   bmpCases,
@@ -90,6 +91,11 @@ export async function writeCorpus(dir: string): Promise<Record<string, CorpusEnt
       endpoint: "/analyzer/extractor",
       accept:
         c.expect === "partial" ? ["200:partial", "200:resource_limit", "200:timeout"] : ["200:any-entry"],
+    });
+  for (const c of executableCases)
+    await put(`executable/${slug(c.name)}-${c.filename}`, c.bytes(), {
+      endpoint: "/analyzer/extractor",
+      accept: ["200:executable-facts", "200:executable-error"],
     });
   const values = SUPER_TYPES.flatMap((st) =>
     st.types.map((t) => ({ super_type: st.shortName, type: t.shortName, values: worstCaseValues(t) })),

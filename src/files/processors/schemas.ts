@@ -1,5 +1,6 @@
 /** The final result schemas of the analyzers; they feed validation-free docs and serialization. */
 import { Type } from "typebox";
+import { executableSchema } from "../executable/schema.ts";
 import { FreeObject } from "./processor.ts";
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
@@ -10,7 +11,10 @@ export const extractorAnalysis = Type.Object({
   title: nullableString,
   type: Type.String({ description: "MIME type detected from the content." }),
   language: Type.Union([Type.String({ description: "ISO 639-1 code" }), Type.Null()]),
-  extra: Type.Record(Type.String(), FreeObject, { description: "Other metadata, grouped by namespace." }),
+  extra: Type.Object(
+    { executable: Type.Optional(executableSchema) },
+    { additionalProperties: FreeObject, description: "Other metadata, grouped by namespace." },
+  ),
 });
 
 export const antivirusAnalysis = Type.Object({

@@ -6,6 +6,7 @@
  */
 import { Type } from "typebox";
 import type { FilesConfig } from "../../config.ts";
+import { ExecutableInspector, type ExecutableResult } from "../../executable/index.ts";
 import { FuzzyHasher } from "../../fuzzy/index.ts";
 import { iocOptions } from "../../iocs/options.ts";
 import { extractionParts } from "../../iocs/parts.ts";
@@ -30,7 +31,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     idleMs: config.extractIdleMs,
   });
   const limits = extractLimits(config);
-  const { hasher, scanner, fuzzyOf, iocsOf } = createEnrichers(config);
+  const { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf } = createEnrichers(config);
   return {
     name: "extractor",
     url: "https://github.com/loupe-project/loupe/blob/main/docs/extraction.md",
@@ -45,6 +46,8 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       const deadline = AbortSignal.timeout(config.extractTimeoutMs);
       const fuzzyHashes = fuzzyOf(file, ctx.signal);
       fuzzyHashes.catch(() => {}); // awaited below; ignored when the extraction fails first
+      const executable = executableOf(file, ctx.signal);
+      executable.catch(() => {});
       let result: ExtractResult;
       try {
         result = await pool.run(
@@ -60,7 +63,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
         throw asFailure(err, deadline, config.extractTimeoutMs);
       }
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
-      const [fuzzy, iocs] = await Promise.all([fuzzyHashes, iocsOf(result, ctx.signal)]);
+      const [fuzzy, iocs, facts] = await Promise.all([fuzzyHashes, iocsOf(result, ctx.signal), executable]);
       return {
         content: result.content,
         metadata: null,
@@ -72,9 +75,10 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
           language: result.language,
           extra: {
             ...result.extra,
-            hashes: { ...file.hashes, ...fuzzy },
+            hashes: { ...file.hashes, ...fuzzy, ...executableHashes(facts) },
             file: { name: file.filename, declared_type: file.declaredType },
             iocs,
+            ...(facts ? { executable: facts } : {}),
           },
         },
       };
@@ -86,7 +90,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
       };
     },
     async close() {
-      await Promise.all([pool.close(), hasher.close(), scanner.close()]);
+      await Promise.all([pool.close(), hasher.close(), scanner.close(), inspector.close()]);
     },
   };
 }
@@ -113,7 +117,7 @@ function extractLimits(config: FilesConfig): ExtractTask["limits"] {
   };
 }
 
-/** The hashes and indicators added to each extraction, each computed in its own pool. */
+/** The hashes, indicators and executable facts added to each extraction, each in its own pool. */
 function createEnrichers(config: FilesConfig) {
   // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
   const workers = {
@@ -143,7 +147,24 @@ function createEnrichers(config: FilesConfig) {
         if (err instanceof IocScanTimeout) return { error: "timeout" };
         throw err;
       });
-  return { hasher, scanner, fuzzyOf, iocsOf };
+  // Executable structure (docs/extraction.md, "Executables"): YARA-X modules in YARA worker threads.
+  const inspector = new ExecutableInspector({
+    ...workers,
+    timeoutMs: config.executableTimeoutMs,
+    maxBytes: config.executableMaxBytes,
+    maxItems: config.executableMaxItems,
+    maxOutputChars: config.executableMaxOutputChars,
+  });
+  const executableOf = (file: UploadedFile, signal: AbortSignal) =>
+    inspector.inspect(file.path, file.size, signal);
+  return { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf };
+}
+
+/** imphash (PE) and telfhash (ELF) sit with the other hashes too. */
+function executableHashes(facts: ExecutableResult | null): Record<string, string> {
+  if (!facts || "error" in facts) return {};
+  const { imphash, telfhash } = facts.details as { imphash?: string | null; telfhash?: string | null };
+  return { ...(imphash ? { imphash } : {}), ...(telfhash ? { telfhash } : {}) };
 }
 
 function asFailure(err: unknown, deadline: AbortSignal, timeoutMs: number): ProcessorFailure {
