@@ -6,13 +6,15 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
 import { EICAR, startTestClamd } from "../helpers/clamd.ts";
 import type { Json } from "../helpers/json.ts";
+import { serveOnLoopback } from "../helpers/loopback.ts";
 import { type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 import { runLoupe } from "../helpers/run-loupe.ts";
@@ -167,6 +169,35 @@ describe("./loupe analyze against a running files service", { skip: skipUnlessCo
     const run = await runLoupe(["analyze", "--json", "--url", "http://127.0.0.1:1", phish]);
     assert.equal(run.code, 3);
     assert.equal(reports(run.stdout)[0].error.code, "service_unreachable");
+  });
+
+  it("gives up on a service that reads the upload and never answers (--timeout), with exit 3", async () => {
+    const silent = await serveOnLoopback(
+      http.createServer((req) => {
+        req.resume(); // reads everything, answers nothing
+      }),
+    );
+    try {
+      const run = await runLoupe(["analyze", "--json", "--url", silent.url, "--timeout", "2", phish, eicar]);
+      assert.equal(run.code, 3);
+      const [first, second] = reports(run.stdout);
+      assert.equal(first.error.code, "timeout");
+      assert.equal(second.error.code, "timeout", "each file has its own time limit");
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("--local runs the same processors in the process, its own clamd included, and leaves no temp file", async () => {
+    const tmp = path.join(dir, "tmp");
+    await mkdir(tmp);
+    const local = await runLoupe(["analyze", "--local", "--json", phish, eicar], { TMPDIR: tmp });
+    assert.equal(local.code, 1, local.stderr);
+    const remote = reports((await analyze("--json", phish, eicar)).stdout);
+    const pick = (r: Json) => [r.file, r.analysed, r.verdict, r.type, r.hashes, r.indicators, r.failures];
+    assert.deepEqual(reports(local.stdout).map(pick), remote.map(pick));
+    assert.equal(remote[1].verdict.antivirus.signature, "Loupe.Test.EICAR.UNOFFICIAL");
+    assert.deepEqual(await readdir(tmp), []);
   });
 
   it("refuses bad command lines with exit code 2", async () => {

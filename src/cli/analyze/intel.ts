@@ -96,7 +96,11 @@ async function ask(target: IntelTarget, i: Indicator, signal: AbortSignal): Prom
 /** Verdicts for the first `max` indicators intel can look up; the others are left out. */
 export async function intelVerdicts(target: IntelTarget, indicators: Indicator[]): Promise<IntelVerdict[]> {
   const signal = AbortSignal.timeout(target.timeoutMs);
-  const supported = await supportedTypes(target, signal);
+  const supported = await supportedTypes(target, signal).catch((err: unknown) => {
+    if (signal.aborted)
+      throw new IntelUnavailable(`the intel service did not answer within ${target.timeoutMs} ms`);
+    throw err;
+  });
   const chosen = indicators.filter((i) => supported.has(`${i.super_type}/${i.type}`)).slice(0, target.max);
   const slot = pLimit(PARALLEL);
   return Promise.all(

@@ -59,6 +59,7 @@ export interface FileReport {
 
 export interface Entry {
   success: boolean;
+  metadata: unknown;
   error: string | null;
   error_short: string | null;
   analysis: unknown;
@@ -110,11 +111,13 @@ function antivirusOf(entry: Entry | undefined): AntivirusVerdict {
     : { status: "clean", signature: null, error: null };
 }
 
-function extractorFacts(entry: Entry | undefined): {
-  type: string | null;
-  hashes: Record<string, string | null>;
-} {
-  if (!entry?.success) return { type: null, hashes: {} };
+/** Type and hashes from the extractor; the type from iocs' metadata when the extractor did not run. */
+function extractorFacts(
+  entry: Entry | undefined,
+  iocs: Entry | undefined,
+): { type: string | null; hashes: Record<string, string | null> } {
+  if (!entry?.success)
+    return { type: (iocs?.metadata as { type?: string } | null)?.type ?? null, hashes: {} };
   const a = entry.analysis as { type?: string; extra?: { hashes?: Record<string, string | null> } };
   return { type: a.type ?? null, hashes: a.extra?.hashes ?? {} };
 }
@@ -156,7 +159,7 @@ export function reportOf(file: string, name: string, size: number, answer: AllAn
       yara_matches: yara === null ? null : yara.length,
       indicators: indicators.length,
     },
-    ...extractorFacts(p.extractor),
+    ...extractorFacts(p.extractor, p.iocs),
     indicators,
     yara: yara ?? [],
     failures,

@@ -21,12 +21,14 @@ function verdictLine(r: FileReport): string {
 }
 
 function intelLine(v: IntelVerdict): string {
-  if (v.status !== "found")
-    return `    ${v.type} ${safe(v.value)}: ${v.status}${v.error ? ` (${safe(v.error)})` : ""}`;
+  const head = `    ${v.type} ${safe(v.value)}:`;
+  if (v.status !== "found") return `${head} ${v.status}${v.error ? ` (${safe(v.error)})` : ""}`;
   const vendors = Object.entries(v.vendors).map(([name, s]) => `${name} ${s.status}`);
   const malicious = v.attributes.is_malicious === "true" || v.attributes.is_malicious === true;
-  const score = typeof v.attributes.vt_score === "string" ? ` score ${safe(v.attributes.vt_score)}` : "";
-  return `    ${v.type} ${safe(v.value)}: ${malicious ? "MALICIOUS" : "known"}${score}; ${vendors.join(", ") || "no vendor"}; ${v.events} event(s)`;
+  const known = Object.values(v.vendors).some((s) => s.status === "ok");
+  const judged = malicious ? "MALICIOUS" : known ? "known, not flagged" : "unknown to the vendors";
+  const score = typeof v.attributes.vt_score === "string" ? ` (score ${safe(v.attributes.vt_score)})` : "";
+  return `${head} ${judged}${score}; ${vendors.join(", ") || "no vendor"}; ${v.events} event(s)`;
 }
 
 function indicatorLines(r: FileReport): string[] {
