@@ -24,6 +24,7 @@ Runs every files processor (extractor, antivirus, iocs; rulematch with --rules) 
   --rules FILE          YARA rules to match (rulematch)
   --processors LIST     only these processors, comma-separated
   --private             also report private and reserved addresses and domains
+  --password P          a password to try on encrypted archive entries (repeat for more)
   --thumbnails DIR      save a PNG thumbnail of each image file in DIR
   --timeout SECONDS     time allowed per file (default ANALYZE_TIMEOUT_MS)
   --intel               ask intel about the indicators (INTEL_URL, INTEL_API_KEY)
@@ -42,6 +43,7 @@ const OPTIONS = {
   rules: { type: "string" },
   processors: { type: "string" },
   private: { type: "boolean" },
+  password: { type: "string", multiple: true },
   thumbnails: { type: "string" },
   timeout: { type: "string" },
   intel: { type: "boolean" },
@@ -78,6 +80,9 @@ async function filesTarget(values: Values, url: string, timeoutMs: number): Prom
   }
   if (values.processors !== undefined) fields.processors = values.processors;
   if (values.private) fields.private = "true";
+  if (values.password?.some((p) => p.includes("\n")))
+    throw new UsageError("--password cannot hold a line break");
+  if (values.password?.length) fields.passwords = values.password.join("\n");
   return { url: url.replace(/\/+$/, ""), fields, timeoutMs, thumbnails: values.thumbnails };
 }
 

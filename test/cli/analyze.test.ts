@@ -18,6 +18,7 @@ import { serveOnLoopback } from "../helpers/loopback.ts";
 import { type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 import { runLoupe } from "../helpers/run-loupe.ts";
+import { encryptedZip } from "../helpers/sevenzip.ts";
 
 const PHISH =
   "Pay at hxxps://billing-update[.]com/pay?id=7 or write to refunds@billing-update.com (CVE-2021-44228).\n";
@@ -145,6 +146,23 @@ describe("./loupe analyze against a running files service", { skip: skipUnlessCo
     const meta = await sharp(await readFile(r.thumbnail)).metadata();
     assert.equal(meta.format, "png");
     assert.ok((meta.width ?? 0) <= 300 && (meta.width ?? 0) > 0);
+  });
+
+  it("sends --password values as the passwords field; the result names the one that opened each entry", async () => {
+    const zip = path.join(dir, "locked.zip");
+    await writeFile(
+      zip,
+      await encryptedZip({ "notes.txt": PHISH }, { password: "Kx9-case", method: "aes256" }),
+    );
+    const [r] = reports(
+      (await analyze("--json", "--password", "wrong", "--password", "Kx9-case", zip)).stdout,
+    );
+    const entries = r.result.processors.extractor.analysis.extra.archive.entries;
+    assert.deepEqual(
+      entries.map((e: Json) => [e.name, e.encrypted, e.opened, e.password_used]),
+      [["notes.txt", true, true, "Kx9-case"]],
+    );
+    assert.equal(r.verdict.indicators, 4, "the unlocked text is scanned");
   });
 
   it("reports a missing path, a directory and a FIFO as errors (exit 3) and still analyses the rest", async () => {
