@@ -8,6 +8,7 @@ const USAGE = `Usage: ./loupe <command>
   up                      install what is missing, start files (:8000) and intel (:9080)
   test                    install what tests need and run the whole suite
   files serve [--port N]  the file analysis service alone
+  analyze FILE…           every file analyzer on each file (./loupe analyze --help)
   intel …                 the threat intelligence service (./loupe intel --help)
   bench [NAME…]           run benchmarks from bench/ (all when no name is given)
   doctor [--json|--prometheus]  check configuration, database, queue, clamd, YARA, disk
@@ -19,6 +20,7 @@ const groups: Record<string, () => Promise<CommandGroup>> = {
   up: async () => (await import("./up.ts")).up,
   test: async () => (await import("./test.ts")).test,
   files: async () => (await import("./files.ts")).files,
+  analyze: async () => (await import("./analyze.ts")).analyze,
   intel: async () => (await import("./intel.ts")).intel,
   bench: async () => (await import("./bench.ts")).bench,
   doctor: async () => (await import("./doctor.ts")).doctor,

@@ -181,6 +181,23 @@ export const filesSettings = {
       min: 1,
     },
   ),
+  archivePasswords: list(
+    "ARCHIVE_PASSWORDS",
+    ["infected", "malware", "virus", "password", "123456"],
+    "Passwords tried on encrypted ZIP and 7z entries after the request's own (comma-separated; none for no default).",
+  ),
+  archiveMaxPasswords: integer(
+    "ARCHIVE_MAX_PASSWORDS",
+    50,
+    "Passwords a request may send in its `passwords` field (400 too_many_passwords past it).",
+    { min: 0, max: 10_000 },
+  ),
+  archiveMaxPasswordTries: integer(
+    "ARCHIVE_MAX_PASSWORD_TRIES",
+    500,
+    "Tries (one password on one encrypted entry) per file at most; past it the other entries stay closed.",
+    { min: 0 },
+  ),
   clamdSocket: optionalText("CLAMD_SOCKET", "Unix socket of clamd (wins over CLAMD_HOST/CLAMD_PORT)."),
   clamdHost: optionalText("CLAMD_HOST", "TCP host of a remote clamd."),
   clamdPort: integer("CLAMD_PORT", 3310, "TCP port of a remote clamd.", { min: 1, max: 65535 }),

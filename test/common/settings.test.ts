@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { analyzeSettings } from "../../src/cli/analyze/settings.ts";
 import { commonSettings, ROOT } from "../../src/common/config.ts";
 import { ConfigError, type SettingsSpec } from "../../src/common/settings.ts";
 import { filesSettings, readFilesConfig } from "../../src/files/config.ts";
@@ -12,6 +13,7 @@ const ALL_SPECS: Record<string, SettingsSpec> = {
   common: commonSettings,
   files: filesSettings,
   intel: intelSettings,
+  analyze: analyzeSettings,
 };
 
 describe("settings", () => {

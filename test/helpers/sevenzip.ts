@@ -67,3 +67,27 @@ export function compressedStream(content: Buffer | string, kind: "xz" | "bzip2")
     run("7zz", ["a", "-bd", "-y", `-t${kind}`, out, "data"], { cwd: src, timeout: 60_000 }),
   );
 }
+
+/**
+ * A ZIP whose entries are encrypted: ZipCrypto by Info-ZIP's `zip -P`, WinZip AES-256 by 7zz.
+ * `passwords` gives some files a password of their own (one run per password, appending).
+ */
+export function encryptedZip(
+  files: Record<string, Buffer | string>,
+  opts: { password: string; method: "zipcrypto" | "aes256"; passwords?: Record<string, string> },
+): Promise<Buffer> {
+  const groups = new Map<string, string[]>();
+  for (const name of Object.keys(files)) {
+    const password = opts.passwords?.[name] ?? opts.password;
+    groups.set(password, [...(groups.get(password) ?? []), name]);
+  }
+  return inTree(files, async (src, out) => {
+    for (const [password, names] of groups) {
+      const [tool, args] =
+        opts.method === "zipcrypto"
+          ? ["zip", ["-q", "-P", password, out, ...names]]
+          : ["7zz", ["a", "-bd", "-y", "-tzip", `-p${password}`, "-mem=AES256", out, ...names]];
+      await run(tool, args, { cwd: src, timeout: 120_000, maxBuffer: 1 << 26 });
+    }
+  });
+}

@@ -10,6 +10,7 @@ import { iocOptions } from "../iocs/options.ts";
 import { extractionParts } from "../iocs/parts.ts";
 import { IocScanner, IocScanTimeout } from "../iocs/scanner.ts";
 import { iocsAnalysis } from "../iocs/schema.ts";
+import { passwordsFieldSchema } from "./extractor/passwords-field.ts";
 import { type Processor, ProcessorFailure } from "./processor.ts";
 
 function privateField(raw: string | undefined): boolean {
@@ -32,6 +33,7 @@ export function createIocsProcessor(config: FilesConfig, extractor: Processor): 
       "Indicators of compromise in the file's text and metadata, refanged, validated, de-duplicated, typed for intel.",
     needsHashes: false,
     fields: Type.Object({
+      passwords: passwordsFieldSchema,
       private: Type.Optional(
         Type.String({
           enum: ["true", "false"],
@@ -46,7 +48,9 @@ export function createIocsProcessor(config: FilesConfig, extractor: Processor): 
     analysisSchema: iocsAnalysis,
     async run(file, fields, ctx) {
       const includePrivate = privateField(fields.private);
-      const out = await extractor.run(file, {}, ctx);
+      const passwords: Record<string, string> =
+        fields.passwords === undefined ? {} : { passwords: fields.passwords };
+      const out = await extractor.run(file, passwords, ctx);
       const analysis = out.analysis as {
         title?: string | null;
         type?: string;

@@ -4,10 +4,11 @@
  * fill the heap first; this object is asked *before* work is done, and the first reason it says
  * no becomes the partial result's `extra.loupe.truncated`.
  */
+import type { Keyring } from "./passwords.ts";
 import type { ExtractLimits } from "./result.ts";
 
-/** The limits of one extraction with its running budget (created once per file, in the worker). */
-export type Limits = ExtractLimits & { budget: Budget };
+/** The limits of one extraction with its running budget and keyring (created once per file, in the worker). */
+export type Limits = ExtractLimits & { budget: Budget; keyring?: Keyring };
 
 /** Of the extraction's time, the share after which no further archive entry is opened. */
 const SOFT_TIME_SHARE = 0.75;

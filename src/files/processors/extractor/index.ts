@@ -17,6 +17,7 @@ import type { UploadedFile } from "../../upload.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
 import { ocrEngine } from "./backends/ocr.ts";
+import { passwordsField, passwordsFieldSchema } from "./passwords-field.ts";
 import type { ExtractResult, ExtractTask } from "./worker.ts";
 
 export function createExtractorProcessor(config: FilesConfig): Processor {
@@ -38,10 +39,14 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     description:
       "Text and metadata extraction (PDF, Office and legacy Office, OpenDocument, RTF, HTML, email and Outlook MSG, text, images, audio/video, archives including 7z, APK manifests).",
     needsHashes: true,
-    fields: Type.Object({}),
+    fields: Type.Object({ passwords: passwordsFieldSchema }),
     metadataSchema: Type.Null(),
     analysisSchema: extractorAnalysis,
-    async run(file, _fields, ctx) {
+    async run(file, fields, ctx) {
+      const passwords = [
+        ...passwordsField(fields.passwords, config.archiveMaxPasswords),
+        ...config.archivePasswords,
+      ];
       // Waiting for a free process counts against the same time limit as the work.
       const deadline = AbortSignal.timeout(config.extractTimeoutMs);
       const fuzzyHashes = fuzzyOf(file, ctx.signal);
@@ -54,7 +59,7 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
           {
             path: file.path,
             filename: file.filename,
-            limits,
+            limits: { ...limits, passwords },
             deadline: Date.now() + config.extractTimeoutMs,
           },
           AbortSignal.any([deadline, ctx.signal]),
@@ -102,6 +107,7 @@ function extractLimits(config: FilesConfig): ExtractTask["limits"] {
     maxDepth: config.extractMaxDepth,
     maxArchiveBytes: config.extractMaxArchiveBytes,
     maxArchiveEntries: config.extractMaxArchiveEntries,
+    maxPasswordTries: config.archiveMaxPasswordTries,
     // The worker sets the OCR temp folder: the upload's own private folder.
     ...(config.ocr
       ? {

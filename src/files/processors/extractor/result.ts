@@ -21,6 +21,10 @@ export interface ExtractLimits {
   maxDepth: number;
   maxArchiveBytes: number;
   maxArchiveEntries: number;
+  /** Passwords to try on encrypted archive entries, in order (the request's, then the defaults). */
+  passwords?: string[];
+  /** Tries (one password on one entry) per file at most. */
+  maxPasswordTries?: number;
   /** Optional backends, set only when turned on. */
   ocr?: OcrOptions;
   tika?: TikaOptions;

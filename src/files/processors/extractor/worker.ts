@@ -7,6 +7,7 @@ import path from "node:path";
 import { detect } from "tinyld";
 import { Budget } from "./budget.ts";
 import { extractBytes } from "./extract.ts";
+import { Keyring } from "./passwords.ts";
 import { type ExtractLimits, normaliseWhitespace, ParseFailure } from "./result.ts";
 
 export interface ExtractTask {
@@ -40,7 +41,8 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
       ? { ...task.limits, ocr: { ...task.limits.ocr, tmpDir: path.dirname(task.path) } }
       : task.limits;
     const budget = new Budget(settings, task.deadline);
-    const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget });
+    const keyring = new Keyring(settings.passwords ?? [], settings.maxPasswordTries ?? 0);
+    const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget, keyring });
     let content = normaliseWhitespace(out.text);
     const loupe: Record<string, unknown> = { ...out.extra.loupe };
     if (content.length > task.limits.maxChars) {

@@ -8,42 +8,44 @@ import { gunzipSync } from "node:zlib";
 import { type Unzipped, unzipSync } from "fflate";
 import type { Limits } from "../budget.ts";
 import type { Extracted, Recurse } from "../result.ts";
+import type { ArchiveEntry, ArchiveListing } from "./entries.ts";
+import { unlockZipEntries } from "./sevenzip.ts";
+import { encryptedZipEntries } from "./zip-encrypted.ts";
 
-export interface ArchiveEntry {
-  name: string;
-  size: number;
-  bytes?: Buffer;
-}
+export type { ArchiveEntry, ArchiveListing } from "./entries.ts";
 
-export interface ArchiveListing {
-  entries: ArchiveEntry[];
-  truncated: string | null;
-}
-
-/** Reads a ZIP's entries, refusing to inflate past the limits (sizes come from the central directory). */
+/**
+ * Reads a ZIP's entries, refusing to inflate past the limits (sizes come from the central
+ * directory). Encrypted entries are listed and left to 7-Zip (`listing.unlock`): fflate cannot decrypt.
+ */
 export function readZip(bytes: Buffer, limits: Limits): { files: Unzipped; listing: ArchiveListing } {
   const entries: ArchiveEntry[] = [];
   let truncated: string | null = null;
   const { budget } = limits;
+  const encrypted = encryptedZipEntries(bytes, limits.maxArchiveEntries);
   const files = unzipSync(new Uint8Array(bytes), {
     filter: (f) => {
       if (!budget.takeEntry(limits.maxArchiveEntries)) {
         truncated ??= `more than ${limits.maxArchiveEntries} entries`;
         return false;
       }
-      entries.push({ name: f.name, size: f.originalSize });
+      const entry: ArchiveEntry = { name: f.name, size: f.originalSize };
+      entries.push(entry);
       if (!budget.takeBytes(f.originalSize, limits.maxArchiveBytes)) {
         truncated ??= `more than ${limits.maxArchiveBytes} uncompressed bytes`;
         return false;
       }
-      return true;
+      if (encrypted.has(f.name)) entry.encrypted = true;
+      return !entry.encrypted;
     },
   });
   for (const e of entries) {
     const data = files[e.name];
     if (data) e.bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   }
-  return { files, listing: { entries, truncated } };
+  const locked = entries.filter((e) => e.encrypted);
+  const unlock = locked.length ? () => unlockZipEntries(bytes, locked, limits) : undefined;
+  return { files, listing: { entries, truncated, ...(unlock ? { unlock } : {}) } };
 }
 
 export function readTar(bytes: Buffer, limits: Limits): ArchiveListing {
@@ -91,6 +93,14 @@ export function gunzipLimited(bytes: Buffer, limits: Limits): { data: Buffer; tr
   }
 }
 
+/** What an encrypted entry says: the password that opened it, or that none did. */
+function lockFacts(e: ArchiveEntry): Record<string, unknown> {
+  if (!e.encrypted) return {};
+  return e.password !== undefined
+    ? { encrypted: true, opened: true, password_used: e.password }
+    : { encrypted: true, opened: false };
+}
+
 /** Lists the entries and extracts the text of each one that can be read, one level deeper. */
 export async function describeArchive(
   listing: ArchiveListing,
@@ -101,9 +111,10 @@ export async function describeArchive(
   const texts: string[] = [];
   const entries: Array<Record<string, unknown>> = [];
   let truncated = listing.truncated;
+  if (listing.unlock) truncated ??= await listing.unlock();
   const { budget } = limits;
   for (const e of listing.entries) {
-    const info: Record<string, unknown> = { name: e.name, size: e.size };
+    const info: Record<string, unknown> = { name: e.name, size: e.size, ...lockFacts(e) };
     if (e.bytes && !e.name.endsWith("/")) {
       if (depth + 1 > limits.maxDepth) {
         truncated ??= budget.stop(`nesting deeper than ${limits.maxDepth}`);

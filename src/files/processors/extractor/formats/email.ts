@@ -2,9 +2,12 @@
  * Email (RFC 822 / MIME) with mailparser: headers, the text body (or the HTML body as text), the
  * attachment list, and the text of attached documents, one level deeper. A message is recognised
  * by its whole header block (as mail servers save it, trace headers first), not by a first line.
+ * Passwords the body gives ("the password is infected") are tried first on its attachments.
  */
-import { simpleParser } from "mailparser";
-import type { Extracted, ExtractLimits, Recurse } from "../result.ts";
+import { type Attachment, simpleParser } from "mailparser";
+import type { Limits } from "../budget.ts";
+import { passwordsInText } from "../passwords.ts";
+import type { Extracted, Recurse } from "../result.ts";
 import { htmlToText } from "./html.ts";
 
 const addresses = (v: unknown): string | undefined => {
@@ -18,17 +21,16 @@ const addresses = (v: unknown): string | undefined => {
   );
 };
 
-export async function extractEmail(
-  bytes: Buffer,
+/** Each attachment's type and text, one level deeper (pushed into `texts` and `attachments`). */
+async function readAttachments(
+  list: Attachment[],
   depth: number,
-  limits: ExtractLimits,
+  limits: Limits,
   recurse: Recurse,
-): Promise<Extracted> {
-  const mail = await simpleParser(bytes, { skipImageLinks: true, skipTextToHtml: true });
-  const body = mail.text?.trim() || (typeof mail.html === "string" ? htmlToText(mail.html) : "");
-  const texts = [body];
-  const attachments: Array<Record<string, unknown>> = [];
-  for (const a of mail.attachments.slice(0, limits.maxArchiveEntries)) {
+  texts: string[],
+  attachments: Array<Record<string, unknown>>,
+): Promise<void> {
+  for (const a of list.slice(0, limits.maxArchiveEntries)) {
     const info: Record<string, unknown> = {
       filename: a.filename ?? null,
       content_type: a.contentType,
@@ -45,6 +47,22 @@ export async function extractEmail(
     }
     attachments.push(info);
   }
+}
+
+export async function extractEmail(
+  bytes: Buffer,
+  depth: number,
+  limits: Limits,
+  recurse: Recurse,
+): Promise<Extracted> {
+  const mail = await simpleParser(bytes, { skipImageLinks: true, skipTextToHtml: true });
+  const body = mail.text?.trim() || (typeof mail.html === "string" ? htmlToText(mail.html) : "");
+  const texts = [body];
+  const attachments: Array<Record<string, unknown>> = [];
+  // "The password is infected": tried first on this message's attachments.
+  const found = passwordsInText(body);
+  const read = () => readAttachments(mail.attachments, depth, limits, recurse, texts, attachments);
+  await (limits.keyring ? limits.keyring.during(found, read) : read());
   const headers: Record<string, unknown> = {
     from: addresses(mail.from),
     to: addresses(mail.to),

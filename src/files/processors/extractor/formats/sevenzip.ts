@@ -3,12 +3,15 @@
  * itself, compiled to WebAssembly, in memory). The listing
  * (`7zz l -slt`) gives every entry's size before anything is unpacked; only entries that fit
  * in the entry count and the uncompressed-bytes budget are extracted, so a 7z bomb ends in a
- * partial result that says so. Encrypted entries are listed, never prompted for.
+ * partial result that says so. Encrypted entries are listed, never prompted for: the extraction's
+ * passwords are tried on them (unlock.ts), and on the listing of an archive whose names are
+ * encrypted too (`7z -mhe`).
  */
 import sevenZipPackage, { type SevenZipModule } from "7z-wasm";
 import type { Limits } from "../budget.ts";
 import { ParseFailure } from "../result.ts";
-import type { ArchiveEntry, ArchiveListing } from "./archive.ts";
+import type { ArchiveEntry, ArchiveListing } from "./entries.ts";
+import { type SevenZipRunner, unlockEntries } from "./unlock.ts";
 
 // CommonJS package: the factory is also its `default` property, which is what TypeScript sees.
 const SevenZip = sevenZipPackage.default;
@@ -83,29 +86,75 @@ function run(sz: SevenZipModule, output: string[], args: string[]): number {
   }
 }
 
-export async function readSevenZip(bytes: Buffer, limits: Limits): Promise<ArchiveListing> {
-  const output: string[] = [];
-  // About ten lines per entry in `l -slt`; the header and the summary take a few dozen more.
-  const sz = await sevenZip(output, (limits.maxArchiveEntries + 2) * 16 + 100);
-  sz.FS.writeFile(ARCHIVE, bytes);
-  // -p with a dummy password: encrypted archives fail instead of asking on stdin.
-  const listed = run(sz, output, ["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]);
-  const entriesListed = parseListing(output);
-  if (listed !== 0 && entriesListed.length === 0)
-    throw new ParseFailure(`unreadable 7z archive: ${problem(output)}`);
+/** Runs of one module before a fresh one takes over (a module run some hundred times faults). */
+const RUNS_PER_MODULE = 32;
 
+/** A 7-Zip for many runs on one archive: a fresh module, with the archive, every RUNS_PER_MODULE runs. */
+function runner(bytes: Buffer, output: string[], maxLines: number, first?: SevenZipModule): SevenZipRunner {
+  let sz = first;
+  let runs = 0;
+  return {
+    archive: ARCHIVE,
+    output,
+    async exec(args, prepare) {
+      if (!sz || runs >= RUNS_PER_MODULE) {
+        sz = await sevenZip(output, maxLines);
+        sz.FS.writeFile(ARCHIVE, bytes);
+        runs = 0;
+      }
+      runs++;
+      prepare(sz.FS);
+      run(sz, output, args);
+      return sz;
+    },
+  };
+}
+
+const HEADERS_ENCRYPTED = /Cannot open encrypted archive/i;
+
+/**
+ * Lists the archive; when its names are encrypted too, with each password in turn (one try each).
+ * Returns the listing and the password that opened it, if one had to.
+ */
+function list(
+  sz: SevenZipModule,
+  output: string[],
+  limits: Limits,
+): { entries: Listed[]; password?: string } {
+  const listed = run(sz, output, ["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]);
+  let entries = parseListing(output);
+  if (listed === 0 || entries.length > 0 || !output.some((l) => HEADERS_ENCRYPTED.test(l))) {
+    if (listed !== 0 && entries.length === 0)
+      throw new ParseFailure(`unreadable 7z archive: ${problem(output)}`);
+    return { entries };
+  }
+  for (const password of limits.keyring?.list ?? []) {
+    if (!limits.budget.hasTime() || !limits.keyring?.take(1, limits.maxPasswordTries ?? 0)) break;
+    output.length = 0;
+    if (run(sz, output, ["l", "-slt", "-sccUTF-8", `-p${password}`, ARCHIVE]) !== 0) continue;
+    entries = parseListing(output);
+    if (entries.length > 0) return { entries, password };
+  }
+  if (limits.keyring?.exhausted) limits.budget.stop(limits.keyring.exhausted);
+  throw new ParseFailure("encrypted 7z archive (names included): none of the passwords opened it");
+}
+
+/** Chooses the entries to unpack within the budget; encrypted ones go to `locked`. */
+function plan(listed: Listed[], limits: Limits) {
   const entries: ArchiveEntry[] = [];
   const wanted: ArchiveEntry[] = [];
+  const locked: ArchiveEntry[] = [];
   let truncated: string | null = null;
-  for (const e of entriesListed) {
+  for (const e of listed) {
     if (!limits.budget.takeEntry(limits.maxArchiveEntries)) {
       truncated ??= `more than ${limits.maxArchiveEntries} entries`;
       break;
     }
     const entry: ArchiveEntry = { name: e.folder ? `${e.path}/` : e.path, size: e.size ?? 0 };
+    if (e.encrypted && !e.folder) entry.encrypted = true;
     entries.push(entry);
     // Wildcard characters would make 7-Zip extract more than the name asked for.
-    if (e.folder || e.encrypted || /[*?]/.test(e.path)) continue;
+    if (e.folder || /[*?]/.test(e.path)) continue;
     if (e.size === null || Number.isNaN(e.size)) {
       truncated ??= `${e.path}: uncompressed size unknown, not unpacked`;
       continue;
@@ -114,12 +163,24 @@ export async function readSevenZip(bytes: Buffer, limits: Limits): Promise<Archi
       truncated ??= `more than ${limits.maxArchiveBytes} uncompressed bytes`;
       continue;
     }
-    wanted.push(entry);
+    (entry.encrypted ? locked : wanted).push(entry);
   }
+  return { entries, wanted, locked, truncated };
+}
+
+export async function readSevenZip(bytes: Buffer, limits: Limits): Promise<ArchiveListing> {
+  const output: string[] = [];
+  // About ten lines per entry in `l -slt`; the header and the summary take a few dozen more.
+  const sz = await sevenZip(output, (limits.maxArchiveEntries + 2) * 16 + 100);
+  sz.FS.writeFile(ARCHIVE, bytes);
+  // -p with a dummy password: encrypted archives fail instead of asking on stdin.
+  const listing = list(sz, output, limits);
+  const { entries, wanted, locked, truncated } = plan(listing.entries, limits);
   if (wanted.length > 0) {
     output.length = 0;
     sz.FS.writeFile("/list.txt", wanted.map((e) => e.name).join("\n"));
-    run(sz, output, ["x", "-y", "-sccUTF-8", "-scsUTF-8", "-pLOUPE", `-o${OUT}`, ARCHIVE, "-i@/list.txt"]);
+    const password = `-p${listing.password ?? "LOUPE"}`;
+    run(sz, output, ["x", "-y", "-sccUTF-8", "-scsUTF-8", password, `-o${OUT}`, ARCHIVE, "-i@/list.txt"]);
     for (const e of wanted) {
       try {
         const data = sz.FS.readFile(`${OUT}/${e.name}`);
@@ -129,7 +190,18 @@ export async function readSevenZip(bytes: Buffer, limits: Limits): Promise<Archi
       }
     }
   }
-  return { entries, truncated };
+  // A few lines per entry of one run (unlock.ts runs at most 256 entries at once).
+  const stopped = await unlockEntries(runner(bytes, output, 256 * 4 + 100), locked, limits, listing.password);
+  return { entries, truncated: truncated ?? stopped };
+}
+
+/** The encrypted entries of a ZIP (read by fflate otherwise), opened with 7-Zip and the passwords. */
+export async function unlockZipEntries(
+  bytes: Buffer,
+  locked: ArchiveEntry[],
+  limits: Limits,
+): Promise<string | null> {
+  return unlockEntries(runner(bytes, [], 256 * 4 + 100), locked, limits);
 }
 
 /**

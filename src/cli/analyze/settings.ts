@@ -1,0 +1,45 @@
+/**
+ * Settings of `./loupe analyze` only: where the services it talks to are and how long it waits.
+ * The services never read them, so they live beside the command.
+ */
+import { httpUrl, integer, optionalText, readSettings } from "../../common/settings.ts";
+
+export const analyzeSettings = {
+  filesUrl: {
+    ...httpUrl(
+      "FILES_URL",
+      "http://127.0.0.1:8000",
+      "`./loupe analyze`: the files service to send files to.",
+    ),
+    documentedDefault: "http://127.0.0.1:<FILES_PORT>",
+  },
+  intelUrl: httpUrl("INTEL_URL", "http://127.0.0.1:9080", "`./loupe analyze --intel`: the intel service."),
+  intelApiKey: optionalText("INTEL_API_KEY", "`./loupe analyze --intel`: an API key of the intel service."),
+  intelMaxIndicators: integer(
+    "ANALYZE_INTEL_MAX_INDICATORS",
+    20,
+    "`./loupe analyze --intel`: indicators sent to intel per file at most (the first found).",
+    { min: 1, max: 1000 },
+  ),
+  intelTimeoutMs: integer(
+    "ANALYZE_INTEL_TIMEOUT_MS",
+    120_000,
+    "`./loupe analyze --intel`: time allowed for intel's verdicts on one file's indicators, in ms.",
+    { min: 1_000 },
+  ),
+  timeoutMs: integer(
+    "ANALYZE_TIMEOUT_MS",
+    900_000,
+    "`./loupe analyze`: time allowed for one file (upload and analysis), in ms.",
+    { min: 1_000 },
+  ),
+};
+
+export type AnalyzeSettings = ReturnType<typeof readAnalyzeSettings>;
+
+export function readAnalyzeSettings(env: NodeJS.ProcessEnv) {
+  const settings = readSettings(analyzeSettings, env);
+  // Unset, the files service is the one `./loupe files serve` would start here.
+  if (env.FILES_URL?.trim()) return settings;
+  return { ...settings, filesUrl: `http://127.0.0.1:${env.FILES_PORT?.trim() || "8000"}` };
+}
