@@ -12,6 +12,7 @@ const USAGE = `Usage: ./loupe <command>
   intel …                 the threat intelligence service (./loupe intel --help)
   bench [NAME…]           run benchmarks from bench/ (all when no name is given)
   doctor [--json|--prometheus]  check configuration, database, queue, clamd, YARA, disk
+  image build             build the container images from Debian packages (deploy/)
 `;
 
 type CommandGroup = (args: string[]) => Promise<number | undefined>;
@@ -24,6 +25,7 @@ const groups: Record<string, () => Promise<CommandGroup>> = {
   intel: async () => (await import("./intel.ts")).intel,
   bench: async () => (await import("./bench.ts")).bench,
   doctor: async () => (await import("./doctor.ts")).doctor,
+  image: async () => (await import("./image.ts")).image,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -27,7 +27,17 @@ export async function startFakeVirusTotal(objects: Record<string, unknown> = {})
     garbage: null,
     close: async () => {},
   };
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(virusTotalHandler(objects, state));
+  Object.assign(state, await serveOnLoopback(server));
+  return state;
+}
+
+/** VirusTotal's answers (the connector's recorded ones) for `objects`, by `files/<hash>`, `domains/<name>`… */
+export function virusTotalHandler(
+  objects: Record<string, unknown>,
+  state: Pick<FakeVendor, "calls" | "delayMs" | "failWith" | "garbage">,
+): http.RequestListener {
+  return (req, res) => {
     state.calls.push(`${req.method} ${req.url}`);
     const send = (status: number, body: unknown) => {
       setTimeout(() => {
@@ -44,7 +54,5 @@ export async function startFakeVirusTotal(objects: Record<string, unknown> = {})
     const found = m ? objects[`${m[1]}/${decodeURIComponent(m[2]!)}`] : undefined;
     if (found) return send(200, found);
     return send(404, vtFixture("not_found"));
-  });
-  Object.assign(state, await serveOnLoopback(server));
-  return state;
+  };
 }

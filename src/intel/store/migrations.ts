@@ -349,7 +349,8 @@ const freshnessAndTlp = (dialect: "sqlite" | "postgres"): Migration => ({
   },
 });
 
-const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
+/** Every migration by name, in order (exported so a test can build the schema an older release had). */
+export const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
     "2026-11-23-admin-sessions": adminSessions,
