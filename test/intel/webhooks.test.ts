@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import http from "node:http";
+import type http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { deliveries, sendDueDeliveries } from "../../src/intel/services/webhooks.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
@@ -19,40 +19,9 @@ import {
   type TestIntelServer,
 } from "../helpers/intel-server.ts";
 import { type Json, json } from "../helpers/json.ts";
-import { serveOnLoopback } from "../helpers/loopback.ts";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
-
-interface Receiver {
-  url: string;
-  calls: Array<{ headers: http.IncomingHttpHeaders; body: string }>;
-  /** Statuses to answer, in order; 200 once they run out. "hang" never answers. */
-  plan: Array<number | "hang">;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const receiver = { calls: [], plan: [] } as unknown as Receiver;
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on("end", () => {
-      receiver.calls.push({ headers: req.headers, body });
-      const next = receiver.plan.shift() ?? 200;
-      if (next === "hang") return;
-      res.writeHead(next).end();
-    });
-  });
-  const served = await serveOnLoopback(server);
-  receiver.url = served.url;
-  receiver.close = async () => {
-    server.closeAllConnections();
-    await served.close();
-  };
-  return receiver;
-}
 
 /** What a receiver does: recompute the signature over `<timestamp>.<body>` and compare. */
 function verify(secret: string, call: { headers: http.IncomingHttpHeaders; body: string }): boolean {

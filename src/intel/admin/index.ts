@@ -21,6 +21,7 @@ import { registerLogin } from "./pages/login.ts";
 import { registerRequests } from "./pages/requests.ts";
 import { registerStatus } from "./pages/status.ts";
 import { registerUsers } from "./pages/users.ts";
+import { registerWebhooks } from "./pages/webhooks.ts";
 import { LoginThrottle } from "./throttle.ts";
 
 export function adminDeps(services: IntelServices): AdminDeps {
@@ -76,6 +77,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       registerCredentials(admin, deps);
       registerStatus(admin, deps);
       registerAudit(admin, deps);
+      registerWebhooks(admin, deps);
     },
     { prefix: deps.prefix },
   );

@@ -28,6 +28,7 @@ const NAV: Array<[string, string]> = [
   ["credentials", "Vendor credentials"],
   ["status", "Status"],
   ["audit", "Audit log"],
+  ["webhooks", "Webhooks"],
 ];
 
 export function page(o: PageOptions): Html {

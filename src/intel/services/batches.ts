@@ -3,6 +3,7 @@
  * active request, answered from storage when stored) but in the queue's bulk lane, so a batch never
  * starves single asks. A batch's progress is its requests' statuses.
  */
+import { setImmediate } from "node:timers/promises";
 import pLimit from "p-limit";
 import { badRequest, type ErrorBody } from "../../common/errors.ts";
 import type { Subject } from "../connectors/types.ts";
@@ -86,6 +87,9 @@ export async function submitBatch(
   const requests: BatchCreated["requests"] = await Promise.all(
     valid.map(({ index, subject }) =>
       limit(async () => {
+        // Lets I/O in: on SQLite every statement resolves at once, and a run of submits would
+        // otherwise hold this process's event loop (its worker's vendor calls time out).
+        await setImmediate();
         const outcome = await services.requests.submit(subject, {
           force: opts.force,
           depth: opts.depth,
