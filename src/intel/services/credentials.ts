@@ -8,6 +8,12 @@ import type { IntelConfig } from "../config.ts";
 import type { Connector, Credentials } from "../connectors/types.ts";
 import { checkCredentials, isUsable } from "../domain/fanout.ts";
 import {
+  type CredentialCheck,
+  credentialChecks,
+  forgetCredentialCheck,
+  recordCredentialCheck,
+} from "../store/credential-checks.ts";
+import {
   addCredentials,
   configuredVendors,
   listCredentials,
@@ -51,25 +57,38 @@ export interface CredentialSetView {
   masked: Credentials;
   created_at: string;
   last_used_at: string | null;
+  /** The set's last test (the panel's Test button), or null when it was never tested. */
+  last_check: CredentialCheck | null;
 }
+
+export type { CredentialCheck };
 
 /** Every set (of one vendor, when named), secrets masked. */
 export async function listCredentialSets(db: Db, vendor?: string): Promise<CredentialSetView[]> {
+  const checks = await credentialChecks(db);
   return (await listCredentials(db, vendor)).map((s) => ({
     id: s.id,
     vendor: s.vendor,
     masked: maskCredentials(s.fields),
     created_at: s.created_at,
     last_used_at: s.last_used_at,
+    last_check: checks.get(s.id) ?? null,
   }));
 }
+
+/** A set whose last test failed: the vendor refused it (or could not be reached) when last asked. */
+export const failedItsTest = (set: CredentialSetView): boolean => set.last_check?.ok === false;
 
 /** The fields of one set, unmasked: only to test them against the vendor. */
 export async function credentialSetFields(db: Db, vendor: string, id: number) {
   return (await listCredentials(db, vendor)).find((s) => s.id === id)?.fields;
 }
 
-export const removeCredentialSet = (db: Db, id: number): Promise<boolean> => removeCredentials(db, id);
+export async function removeCredentialSet(db: Db, id: number): Promise<boolean> {
+  const removed = await removeCredentials(db, id);
+  if (removed) await forgetCredentialCheck(db, id);
+  return removed;
+}
 
 /** The connectors that can be asked now. */
 export async function usableConnectors(db: Db, connectors: Connector[]): Promise<Connector[]> {
@@ -89,4 +108,29 @@ export async function testCredentials(
     ok: outcome.ok,
     text: `${connector.vendor} test ${verdict} in ${outcome.ms} ms: ${outcome.message}`,
   };
+}
+
+/** Tests a saved set and keeps the outcome as its last test; undefined when there is no such set. */
+export async function testCredentialSet(
+  db: Db,
+  connector: Connector,
+  id: number,
+  config: IntelConfig,
+): Promise<{ ok: boolean; text: string } | undefined> {
+  const fields = await credentialSetFields(db, connector.id, id);
+  if (!fields) return undefined;
+  const outcome = await testCredentials(connector, fields, config);
+  await recordCredentialCheck(db, id, { ok: outcome.ok, message: outcome.text });
+  return outcome;
+}
+
+/** Tests credentials before they are saved: the same harmless call, and nothing is stored. */
+export async function tryCredentials(
+  connector: Connector,
+  fields: Credentials,
+  config: IntelConfig,
+): Promise<{ ok: boolean; text: string }> {
+  const problem = credentialProblem(connector, fields);
+  if (problem) throw new CredentialsError(problem);
+  return testCredentials(connector, fields, config);
 }

@@ -211,12 +211,26 @@ const auditLog = (dialect: "sqlite" | "postgres"): Migration => ({
   },
 });
 
+/** The last test of each credential set (the panel's Test button): when, passed or not, what the vendor said. */
+const credentialChecks: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("credential_checks")
+      .addColumn("credential_id", "integer", (c) => c.primaryKey())
+      .addColumn("checked_at", "varchar(32)", (c) => c.notNull())
+      .addColumn("ok", "integer", (c) => c.notNull())
+      .addColumn("message", "text", (c) => c.notNull())
+      .execute();
+  },
+};
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
     "2026-11-23-admin-sessions": adminSessions,
     "2026-11-23-subject-asks": subjectAsks,
     "2026-11-23-audit-log": auditLog(dialect),
+    "2026-11-24-credential-checks": credentialChecks,
   }),
 });
 

@@ -151,6 +151,15 @@ export interface AuditLogTable {
   detail: string;
 }
 
+/** The last test of a credential set (one row per set, replaced by each test). */
+export interface CredentialChecksTable {
+  credential_id: number;
+  checked_at: string;
+  ok: number;
+  /** What the vendor said, in words (never the credentials). */
+  message: string;
+}
+
 export interface Database {
   super_types: SuperTypesTable;
   types: TypesTable;
@@ -167,4 +176,5 @@ export interface Database {
   admin_sessions: AdminSessionsTable;
   subject_asks: SubjectAsksTable;
   audit_log: AuditLogTable;
+  credential_checks: CredentialChecksTable;
 }
