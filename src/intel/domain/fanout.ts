@@ -16,18 +16,21 @@ import {
   VendorError,
 } from "../connectors/types.ts";
 import type { SourceOutcome } from "./document.ts";
+import { keepRawAnswer, type RawAnswer } from "./raw-answers.ts";
 
 export interface VendorAnswer {
   connector: Connector;
   outcome: SourceOutcome;
   fragment?: Fragment;
+  /** What the vendor sent, redacted and size-capped, for an admin to read (absent when nothing came back). */
+  raw?: RawAnswer;
 }
 
 export interface FanoutDeps {
   config: Pick<
     IntelConfig,
     "vendorTimeoutMs" | "vendorRetries" | "vendorMaxBackoffMs" | "vendorConcurrency" | "vendorUrls"
-  >;
+  > & { /** Raw answers are kept up to this size (0 or absent: not kept). */ rawAnswerMaxBytes?: number };
   takeCredentials(vendor: string): Promise<Credentials | undefined>;
 }
 
@@ -108,20 +111,23 @@ async function askOne(connector: Connector, subject: Subject, deps: FanoutDeps):
     const fetchedAt = new Date().toISOString();
     if (raw === null || raw === undefined)
       return { connector, outcome: { status: "not_found", error: null, fetched_at: fetchedAt } };
+    const kept = keepRawAnswer(raw, credentials, deps.config.rawAnswerMaxBytes ?? 0);
     // Every vendor answers a JSON object; a list, a string or a number is a broken proxy or API.
     if (typeof raw !== "object" || Array.isArray(raw))
-      return fail(
-        `bad_response: the vendor's answer is a ${Array.isArray(raw) ? "list" : typeof raw}, not an object`,
-      );
+      return {
+        ...fail(
+          `bad_response: the vendor's answer is a ${Array.isArray(raw) ? "list" : typeof raw}, not an object`,
+        ),
+        raw: kept,
+      };
     let fragment: Fragment;
     try {
       fragment = connector.normalize(raw, subject);
     } catch (err) {
-      return fail(
-        `bad_response: could not read the vendor's answer (${err instanceof Error ? err.message : String(err)})`,
-      );
+      const why = err instanceof Error ? err.message : String(err);
+      return { ...fail(`bad_response: could not read the vendor's answer (${why})`), raw: kept };
     }
-    return { connector, outcome: { status: "ok", error: null, fetched_at: fetchedAt }, fragment };
+    return { connector, outcome: { status: "ok", error: null, fetched_at: fetchedAt }, fragment, raw: kept };
   } catch (err) {
     return fail(describeFailure(err, ctx, budget));
   }

@@ -11,6 +11,7 @@ import type { JobQueue } from "../queue/jobs.ts";
 import { configuredVendors, takeCredentials } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { findEntity, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
+import { saveRawAnswers } from "../store/raw-answers.ts";
 import {
   ACTIVE_STATUSES,
   activeRequest,
@@ -158,6 +159,7 @@ async function runRequest({ store, config, connectors }: RequestDeps, id: string
   });
   const outcomes: Record<string, SourceOutcome> = {};
   for (const a of answers) outcomes[a.connector.id] = await saveAnswer(db, root, a);
+  await saveRawAnswers(db, id, answers);
   const allFailed = answers.length > 0 && answers.every((a) => outcomes[a.connector.id]?.status === "error");
   await finishRequest(db, {
     id,

@@ -224,6 +224,22 @@ const credentialChecks: Migration = {
   },
 };
 
+/** Each vendor's raw answer to a request (redacted, size-capped), for admins; forgotten with the request. */
+const rawAnswers: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("request_raw_answers")
+      .addColumn("request_id", "varchar(36)", (c) => c.notNull())
+      .addColumn("vendor", "varchar(64)", (c) => c.notNull())
+      .addColumn("body", "text", (c) => c.notNull())
+      .addColumn("size", "integer", (c) => c.notNull())
+      .addColumn("truncated", "integer", (c) => c.notNull())
+      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+      .addPrimaryKeyConstraint("request_raw_answers_pk", ["request_id", "vendor"])
+      .execute();
+  },
+};
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
@@ -231,6 +247,7 @@ const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
     "2026-11-23-subject-asks": subjectAsks,
     "2026-11-23-audit-log": auditLog(dialect),
     "2026-11-24-credential-checks": credentialChecks,
+    "2026-11-24-raw-answers": rawAnswers,
   }),
 });
 

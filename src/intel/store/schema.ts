@@ -160,6 +160,17 @@ export interface CredentialChecksTable {
   message: string;
 }
 
+/** One vendor's raw answer to one request: redacted, pretty-printed JSON, cut to a size limit. */
+export interface RequestRawAnswersTable {
+  request_id: string;
+  vendor: string;
+  body: string;
+  /** Bytes of the whole redacted answer (more than `body` when it was cut). */
+  size: number;
+  truncated: number;
+  created_at: string;
+}
+
 export interface Database {
   super_types: SuperTypesTable;
   types: TypesTable;
@@ -177,4 +188,5 @@ export interface Database {
   subject_asks: SubjectAsksTable;
   audit_log: AuditLogTable;
   credential_checks: CredentialChecksTable;
+  request_raw_answers: RequestRawAnswersTable;
 }

@@ -44,7 +44,7 @@ ${rows.map((r) => {
   const vendors = Object.entries(JSON.parse(r.vendors) as Record<string, SourceOutcome>);
   const q = new URLSearchParams({ super_type: r.super_type, type: r.type, value: r.value });
   return html`<tr>
-  <td>${when(r.created_at)}</td>
+  <td><a href="${deps.prefix}/requests/${r.id}" title="Details and raw answers">${when(r.created_at)}</a></td>
   <td><span class="muted">${r.super_type}/${r.type}</span><br><a href="${deps.prefix}/investigate?${q.toString()}" class="subject">${r.value}</a>${r.force ? html` <span class="badge">forced</span>` : ""}</td>
   <td><span class="status ${r.status.toLowerCase()}">${r.status}</span>${r.error ? html`<br><span class="bad small">${r.error}</span>` : ""}</td>
   <td>${vendors.length === 0 ? html`<span class="muted">—</span>` : html`<ul class="vendors">${vendors.map(([v, o]) => html`<li><strong>${v}</strong> <span class="status ${o.status}">${o.status}</span>${o.error ? html` <span class="bad small">${o.error}</span>` : ""}</li>`)}</ul>`}</td>
