@@ -25,9 +25,11 @@ import {
 } from "../store/requests.ts";
 import { askRecorder } from "../store/retention.ts";
 import type { Database, RequestsTable } from "../store/schema.ts";
+import { canonicalThreat } from "../store/threat-names.ts";
 import { buildDocument, type SourceOutcome } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
 import { createRenderedCache } from "./rendered-cache.ts";
+import { unifyThreatNames } from "./threat-names.ts";
 
 export type Status = "CREATED" | "ENQUEUED" | "PROCESSING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
 
@@ -178,7 +180,8 @@ async function saveAnswer(
 ): Promise<SourceOutcome> {
   if (!answer.fragment) return answer.outcome;
   try {
-    await saveFragment(db, root, answer.fragment, answer.connector.id);
+    const fragment = await unifyThreatNames(answer.fragment, root, (f, ref) => canonicalThreat(db, f, ref));
+    await saveFragment(db, root, fragment, answer.connector.id);
     return answer.outcome;
   } catch (err) {
     if (isDatabaseUnavailable(err)) throw err;

@@ -240,6 +240,20 @@ const rawAnswers: Migration = {
   },
 };
 
+/** Threat names folded across vendors' spellings → the entity they stand for (first spelling saved). */
+const threatNames: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("threat_names")
+      .addColumn("folded", "varchar(2200)", (c) => c.primaryKey())
+      .addColumn("super_type", "varchar(64)", (c) => c.notNull())
+      .addColumn("type", "varchar(64)", (c) => c.notNull())
+      .addColumn("name", "text", (c) => c.notNull())
+      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+      .execute();
+  },
+};
+
 const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
     "2026-11-22-initial": initial(dialect),
@@ -248,6 +262,7 @@ const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
     "2026-11-23-audit-log": auditLog(dialect),
     "2026-11-24-credential-checks": credentialChecks,
     "2026-11-24-raw-answers": rawAnswers,
+    "2026-11-24-threat-names": threatNames,
   }),
 });
 

@@ -171,6 +171,15 @@ export interface RequestRawAnswersTable {
   created_at: string;
 }
 
+/** A threat name folded (case, accents, spaces and punctuation dropped) → the entity it stands for. */
+export interface ThreatNamesTable {
+  folded: string;
+  super_type: string;
+  type: string;
+  name: string;
+  created_at: string;
+}
+
 export interface Database {
   super_types: SuperTypesTable;
   types: TypesTable;
@@ -189,4 +198,5 @@ export interface Database {
   audit_log: AuditLogTable;
   credential_checks: CredentialChecksTable;
   request_raw_answers: RequestRawAnswersTable;
+  threat_names: ThreatNamesTable;
 }
