@@ -54,8 +54,8 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       store = suite.store;
     });
 
-    it("generates a password only when none is given, and checks a given one", async () => {
-      const made = await createAccount(store.db, { username: "gen", admin: false });
+    it("generates an admin's password only when none is given, and checks a given one", async () => {
+      const made = await createAccount(store.db, { username: "gen", admin: true });
       assert.ok(made.generatedPassword && made.generatedPassword.length >= 16);
       assert.ok(await checkPassword(store.db, "gen", made.generatedPassword));
       const given = await createAccount(store.db, {
@@ -65,9 +65,22 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       });
       assert.equal(given.generatedPassword, undefined);
       await assert.rejects(
-        createAccount(store.db, { username: "empty", password: "", admin: false }),
+        createAccount(store.db, { username: "empty", password: "", admin: true }),
         AccountError,
       );
+    });
+
+    it("gives regular users no password: none shown, none accepted, none reset", async () => {
+      const user = await createAccount(store.db, { username: "colander", admin: false });
+      assert.equal(user.generatedPassword, undefined);
+      await assert.rejects(
+        createAccount(store.db, { username: "typed", password: "long enough", admin: false }),
+        /Regular users have no password: they use API keys/,
+      );
+      await assert.rejects(resetPassword(store.db, user.user.id, "long enough"), /have no password/);
+      await assert.rejects(resetPassword(store.db, 99_999), /No user #99999/);
+      const { key } = await issueApiKey(store.db, { id: user.user.id });
+      assert.equal((await authenticateKey(store.db, key))?.username, "colander");
     });
 
     it("refuses self-deactivation; deactivation and password resets end panel sessions", async () => {
