@@ -24,7 +24,12 @@ import { randomHex } from "../store/settings.ts";
 
 export type { TokenSummary, UserSummary } from "../store/accounts.ts";
 /** The active user an API key belongs to (constant-time in the key), and the hash the key is counted by. */
-export { authenticateKey as authenticateApiKey, tokenHash as apiKeyHash } from "../store/accounts.ts";
+export {
+  authenticateKey as authenticateApiKey,
+  tokenHash as apiKeyHash,
+  USER_ORDERS,
+  type UserOrder,
+} from "../store/accounts.ts";
 export { AccountError, type UserRow };
 
 type Db = Kysely<Database>;
@@ -90,7 +95,7 @@ export async function issueApiKey(db: Db, who: { username: string } | { id: numb
 }
 
 export const accounts = {
-  list: (db: Db) => listUsers(db),
+  list: (db: Db, o?: Parameters<typeof listUsers>[1]) => listUsers(db, o),
   get: (db: Db, id: number) => getUser(db, id),
   keys: (db: Db, userId: number) => listTokens(db, userId),
   revokeKey: (db: Db, userId: number, keyId: number) => revokeToken(db, userId, keyId),

@@ -4,7 +4,15 @@ import { rawAnswersOf } from "../store/raw-answers.ts";
 import { getRequest } from "../store/requests.ts";
 import type { Database } from "../store/schema.ts";
 
-export { entityDetail, recentRequests, searchEntities } from "../store/browse.ts";
+export {
+  ENTITY_ORDERS,
+  type EntityOrder,
+  entityDetail,
+  REQUEST_ORDERS,
+  type RequestOrder,
+  recentRequests,
+  searchEntities,
+} from "../store/browse.ts";
 export { parseAttributes } from "../store/graph.ts";
 
 /** One request and each vendor's raw answer kept for it (redacted when kept), or undefined. */

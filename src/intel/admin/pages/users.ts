@@ -9,14 +9,25 @@ import {
   issueApiKey,
   resetPassword,
   setAccountActive,
+  type UserOrder,
   type UserRow,
 } from "../../services/accounts.ts";
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { html } from "../html.ts";
 import { actionButton, csrfField, when } from "../layout.ts";
+import { PageParam, pager, pageWindow, sortParam, sortSelect } from "../paging.ts";
 import { audit } from "./audit.ts";
 
-const UsersQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 150 })) });
+const ORDERS: Record<UserOrder, string> = {
+  name: "by username",
+  newest: "newest first",
+  role: "admins first",
+};
+const UsersQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 150 })),
+  sort: sortParam(ORDERS),
+  page: PageParam,
+});
 const UserParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const TokenParams = Type.Object({ id: Type.Integer({ minimum: 1 }), token: Type.Integer({ minimum: 1 }) });
 
@@ -33,13 +44,16 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
 function registerUserList(admin: App, deps: AdminDeps): void {
   const { db } = deps.services.store;
 
-  admin.get<{ Querystring: { q?: string } }>(
+  admin.get<{ Querystring: { q?: string; sort?: UserOrder | ""; page?: number } }>(
     "/users",
     { schema: { querystring: UsersQuery } },
     async (req, reply) => {
       const { csrf, user: me } = signedIn(req);
-      const q = req.query.q?.trim().toLowerCase() ?? "";
-      const users = (await accounts.list(db)).filter((u) => u.username.toLowerCase().includes(q));
+      const q = req.query.q?.trim() ?? "";
+      const sort = req.query.sort || "name";
+      const { n, size, limit, offset } = pageWindow(req.query.page);
+      const found = await accounts.list(db, { text: q, sort, limit, offset });
+      const users = found.slice(0, size);
       const rows = users.map(
         (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
   <td><a href="${deps.prefix}/users/${u.id}">${u.username}</a>${u.id === me.id ? html` <span class="badge">you</span>` : ""}</td>
@@ -55,11 +69,13 @@ function registerUserList(admin: App, deps: AdminDeps): void {
       const body = html`
 <form method="get" class="row filters">
   <label class="grow">Username contains <input name="q" value="${q}" autocomplete="off"></label>
+  ${sortSelect(ORDERS, sort)}
   <button type="submit" class="secondary">Search</button>
 </form>
 ${users.length === 0 ? html`<p class="muted">No user matches.</p>` : ""}
 <table class="sortable"><thead><tr><th>Username</th><th>Role</th><th>State</th><th>Active keys</th><th>Created</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
+${pager({ q, sort }, n, found.length > size)}
 <h2>New user</h2>
 <form method="post" action="${deps.prefix}/users" class="card row">
   ${csrfField(csrf)}
