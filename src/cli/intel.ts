@@ -22,7 +22,9 @@ const USAGE = `Usage: ./loupe intel <command>
   worker                                  a standalone worker (up runs one; more scale out)
   migrate                                 create or update the database schema
   admin-url                               print the admin panel URL
-  user create --username U [--admin] [--password-stdin]
+  user create --username U [--admin [--password-stdin]]
+                                          an admin gets a password (printed when generated);
+                                          a regular user none: they use API keys
   token create --username U               print a new API key (shown once)
   credentials set VENDOR key=value…       add a credential set (several per vendor rotate)
   credentials list [VENDOR]

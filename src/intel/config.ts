@@ -133,6 +133,12 @@ export const intelSettings = {
     "After every vendor failed for a subject, how long 502 is answered before a new lookup is tried.",
     { min: 0 },
   ),
+  rawAnswerMaxBytes: integer(
+    "INTEL_RAW_ANSWER_MAX_BYTES",
+    262_144,
+    "Each vendor's raw answer to a request is kept (redacted) up to this many bytes for admins to read in the panel (0 = not kept).",
+    { min: 0, max: 16 * 1024 * 1024 },
+  ),
   retryAfterSeconds: integer("INTEL_RETRY_AFTER", 2, "Retry-After (seconds) sent with 201 answers.", {
     min: 1,
     max: 3600,

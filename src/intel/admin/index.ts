@@ -18,6 +18,7 @@ import { registerCredentials } from "./pages/credentials.ts";
 import { registerEntities } from "./pages/entities.ts";
 import { registerInvestigate } from "./pages/investigate.ts";
 import { registerLogin } from "./pages/login.ts";
+import { registerRequestPage } from "./pages/request.ts";
 import { registerRequests } from "./pages/requests.ts";
 import { registerStatus } from "./pages/status.ts";
 import { registerUsers } from "./pages/users.ts";
@@ -72,6 +73,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       registerLogin(admin, deps);
       registerInvestigate(admin, deps);
       registerRequests(admin, deps);
+      registerRequestPage(admin, deps);
       registerEntities(admin, deps);
       registerUsers(admin, deps);
       registerCredentials(admin, deps);

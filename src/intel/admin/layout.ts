@@ -82,3 +82,17 @@ export function when(iso: string | null | undefined): Html {
   if (!iso) return html`<span class="muted">never</span>`;
   return html`<time datetime="${iso}" title="${iso}">${iso.slice(0, 19).replace("T", " ")} UTC</time>`;
 }
+
+/** How long ago, in words ("just now", "3 min ago", "5 h ago", "2 days ago"), UTC on hover. */
+export function ago(iso: string, now = Date.now()): Html {
+  const minutes = Math.floor((now - Date.parse(iso)) / 60_000);
+  const words =
+    minutes < 1
+      ? "just now"
+      : minutes < 120
+        ? `${minutes} min ago`
+        : minutes < 2880
+          ? `${Math.round(minutes / 60)} h ago`
+          : `${Math.round(minutes / 1440)} days ago`;
+  return html`<span class="ago" title="${iso.slice(0, 19).replace("T", " ")} UTC">${words}</span>`;
+}

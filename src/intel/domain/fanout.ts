@@ -18,18 +18,21 @@ import {
 } from "../connectors/types.ts";
 import type { SourceOutcome } from "./document.ts";
 import type { VendorSlot } from "./quota.ts";
+import { keepRawAnswer, type RawAnswer } from "./raw-answers.ts";
 
 export interface VendorAnswer {
   connector: Connector;
   outcome: SourceOutcome;
   fragment?: Fragment;
+  /** What the vendor sent, redacted and size-capped, for an admin to read (absent when nothing came back). */
+  raw?: RawAnswer;
 }
 
 export interface FanoutDeps {
   config: Pick<
     IntelConfig,
     "vendorTimeoutMs" | "vendorRetries" | "vendorMaxBackoffMs" | "vendorConcurrency" | "vendorUrls"
-  >;
+  > & { /** Raw answers are kept up to this size (0 or absent: not kept). */ rawAnswerMaxBytes?: number };
   /**
    * A credential set of the vendor with one call reserved on it (undefined: none configured); may
    * wait for quota, and throws VendorError "quota_exhausted" when none comes in time. `holdMs`:
@@ -137,6 +140,11 @@ async function askOne(connector: Connector, subject: Subject, deps: FanoutDeps):
   }
 }
 
+/** A failed answer that still keeps what the vendor said (for the admin's raw answers). */
+const keeping = (raw: RawAnswer | undefined, failure: { answer: VendorAnswer }) => ({
+  answer: { ...failure.answer, raw },
+});
+
 /** One vendor call with the slot's credentials; `code` is the VendorError code when it failed with one. */
 async function askWith(
   connector: Connector,
@@ -153,20 +161,30 @@ async function askWith(
     const fetchedAt = new Date().toISOString();
     if (raw === null || raw === undefined)
       return { answer: { connector, outcome: { status: "not_found", error: null, fetched_at: fetchedAt } } };
+    const kept = keepRawAnswer(raw, slot.credentials, config.rawAnswerMaxBytes ?? 0);
     // Every vendor answers a JSON object; a list, a string or a number is a broken proxy or API.
     if (typeof raw !== "object" || Array.isArray(raw))
-      return fail(
-        `bad_response: the vendor's answer is a ${Array.isArray(raw) ? "list" : typeof raw}, not an object`,
+      return keeping(
+        kept,
+        fail(
+          `bad_response: the vendor's answer is a ${Array.isArray(raw) ? "list" : typeof raw}, not an object`,
+        ),
       );
     let fragment: Fragment;
     try {
       fragment = connector.normalize(raw, subject);
     } catch (err) {
-      return fail(
-        `bad_response: could not read the vendor's answer (${err instanceof Error ? err.message : String(err)})`,
-      );
+      const why = err instanceof Error ? err.message : String(err);
+      return keeping(kept, fail(`bad_response: could not read the vendor's answer (${why})`));
     }
-    return { answer: { connector, outcome: { status: "ok", error: null, fetched_at: fetchedAt }, fragment } };
+    return {
+      answer: {
+        connector,
+        outcome: { status: "ok", error: null, fetched_at: fetchedAt },
+        fragment,
+        raw: kept,
+      },
+    };
   } catch (err) {
     return {
       ...fail(describeFailure(err, ctx, budget)),

@@ -12,6 +12,7 @@ import type { JobQueue, Lane } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { findEntity, raiseMarking, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
+import { saveRawAnswers } from "../store/raw-answers.ts";
 import {
   ACTIVE_STATUSES,
   activeRequests,
@@ -27,6 +28,7 @@ import {
 } from "../store/requests.ts";
 import { askRecorder } from "../store/retention.ts";
 import type { Database, RequestsTable } from "../store/schema.ts";
+import { canonicalThreat } from "../store/threat-names.ts";
 import { buildDocument } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
 import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
@@ -34,6 +36,7 @@ import { gate, type Marking, type Marks, rank, storedName, weakerThan } from "./
 import { takeSlot } from "./quota.ts";
 import { createRenderedCache, type RenderedCache } from "./rendered-cache.ts";
 import { type SourceOutcome, sourceViews, withSources } from "./sources.ts";
+import { unifyThreatNames } from "./threat-names.ts";
 
 export type Status = "CREATED" | "ENQUEUED" | "PROCESSING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
 
@@ -313,6 +316,7 @@ async function runRequest({ store, config, connectors }: RequestDeps, id: string
   });
   const outcomes = JSON.parse(request.vendors) as Record<string, SourceOutcome>;
   for (const a of answers) outcomes[a.connector.id] = await saveAnswer(db, root, a);
+  await saveRawAnswers(db, id, answers);
   await finishRequest(store, {
     id,
     subjectKey: request.subject_key,
@@ -333,7 +337,8 @@ async function saveAnswer(
 ): Promise<SourceOutcome> {
   if (!answer.fragment) return answer.outcome;
   try {
-    await saveFragment(db, root, answer.fragment, answer.connector.id);
+    const fragment = await unifyThreatNames(answer.fragment, root, (f, ref) => canonicalThreat(db, f, ref));
+    await saveFragment(db, root, fragment, answer.connector.id);
     return answer.outcome;
   } catch (err) {
     if (isDatabaseUnavailable(err)) throw err;

@@ -1,7 +1,8 @@
 /**
  * Accounts: the rules about users, their passwords and API keys, in one place for the three
  * doors (API, admin panel, CLI). A deactivation or a password reset ends the user's panel sessions;
- * nobody deactivates themselves; a password left empty is generated and returned once.
+ * nobody deactivates themselves; only admins have a password (a password left empty is generated
+ * and returned once); regular users use API keys.
  */
 import type { Kysely } from "kysely";
 import {
@@ -23,7 +24,12 @@ import { randomHex } from "../store/settings.ts";
 
 export type { TokenSummary, UserSummary } from "../store/accounts.ts";
 /** The active user an API key belongs to (constant-time in the key), and the hash the key is counted by. */
-export { authenticateKey as authenticateApiKey, tokenHash as apiKeyHash } from "../store/accounts.ts";
+export {
+  authenticateKey as authenticateApiKey,
+  tokenHash as apiKeyHash,
+  USER_ORDERS,
+  type UserOrder,
+} from "../store/accounts.ts";
 export { AccountError, type UserRow };
 
 type Db = Kysely<Database>;
@@ -38,10 +44,22 @@ function passwordOrGenerated(given: string | undefined): { password: string; gen
   return { password: made, generated: made };
 }
 
+/**
+ * A password opens only the admin panel, so only admins have one: a regular user (a client such as
+ * Colander, a script) uses API keys. A regular user's stored password is random and never shown —
+ * nothing can sign in with it — and giving one is refused rather than silently dropped.
+ */
+export const NO_PASSWORD_FOR_USERS =
+  "Regular users have no password: they use API keys (only admins sign in to the panel).";
+
 export async function createAccount(
   db: Db,
   input: { username: string; password?: string; admin: boolean },
 ): Promise<{ user: UserRow; generatedPassword?: string }> {
+  if (!input.admin) {
+    if (input.password !== undefined) throw new AccountError(NO_PASSWORD_FOR_USERS);
+    return { user: await createUser(db, input.username, randomHex(32)(), false) };
+  }
   const { password, generated } = passwordOrGenerated(input.password);
   const user = await createUser(db, input.username, password, input.admin);
   return { user, ...(generated ? { generatedPassword: generated } : {}) };
@@ -54,12 +72,15 @@ export async function setAccountActive(db: Db, actorId: number, userId: number, 
   if (!active) await closeUserSessions(db, userId);
 }
 
-/** Sets (or generates) a new password and ends the user's panel sessions. */
+/** Sets (or generates) an admin's new password and ends their panel sessions; regular users have none. */
 export async function resetPassword(
   db: Db,
   userId: number,
   given?: string,
 ): Promise<{ generatedPassword?: string }> {
+  const user = await getUser(db, userId);
+  if (!user) throw new AccountError(`No user #${userId}.`);
+  if (user.is_admin !== 1) throw new AccountError(NO_PASSWORD_FOR_USERS);
   const { password, generated } = passwordOrGenerated(given);
   await setPassword(db, userId, password);
   await closeUserSessions(db, userId);
@@ -74,7 +95,7 @@ export async function issueApiKey(db: Db, who: { username: string } | { id: numb
 }
 
 export const accounts = {
-  list: (db: Db) => listUsers(db),
+  list: (db: Db, o?: Parameters<typeof listUsers>[1]) => listUsers(db, o),
   get: (db: Db, id: number) => getUser(db, id),
   keys: (db: Db, userId: number) => listTokens(db, userId),
   revokeKey: (db: Db, userId: number, keyId: number) => revokeToken(db, userId, keyId),

@@ -8,6 +8,12 @@ import type { IntelConfig } from "../config.ts";
 import type { Connector, Credentials } from "../connectors/types.ts";
 import { checkCredentials, isUsable } from "../domain/fanout.ts";
 import {
+  type CredentialCheck,
+  credentialChecks,
+  forgetCredentialCheck,
+  recordCredentialCheck,
+} from "../store/credential-checks.ts";
+import {
   addCredentials,
   configuredVendors,
   enableCredentials,
@@ -58,10 +64,15 @@ export interface CredentialSetView {
   /** Set when the vendor refused the key: the set is out of rotation until re-tested or re-enabled. */
   disabled_reason: string | null;
   failed_at: string | null;
+  /** The set's last test (the panel's Test button), or null when it was never tested. */
+  last_check: CredentialCheck | null;
 }
+
+export type { CredentialCheck };
 
 /** Every set (of one vendor, when named), secrets masked. */
 export async function listCredentialSets(db: Db, vendor?: string): Promise<CredentialSetView[]> {
+  const checks = await credentialChecks(db);
   return (await listCredentials(db, vendor)).map((s) => ({
     id: s.id,
     vendor: s.vendor,
@@ -72,15 +83,23 @@ export async function listCredentialSets(db: Db, vendor?: string): Promise<Crede
     per_day: s.per_day,
     disabled_reason: s.disabled_reason,
     failed_at: s.failed_at,
+    last_check: checks.get(s.id) ?? null,
   }));
 }
+
+/** A set whose last test failed: the vendor refused it (or could not be reached) when last asked. */
+export const failedItsTest = (set: CredentialSetView): boolean => set.last_check?.ok === false;
 
 /** The fields of one set, unmasked: only to test them against the vendor. */
 export async function credentialSetFields(db: Db, vendor: string, id: number) {
   return (await listCredentials(db, vendor)).find((s) => s.id === id)?.fields;
 }
 
-export const removeCredentialSet = (db: Db, id: number): Promise<boolean> => removeCredentials(db, id);
+export async function removeCredentialSet(db: Db, id: number): Promise<boolean> {
+  const removed = await removeCredentials(db, id);
+  if (removed) await forgetCredentialCheck(db, id);
+  return removed;
+}
 
 /** The connectors that can be asked now. */
 export async function usableConnectors(db: Db, connectors: Connector[]): Promise<Connector[]> {
@@ -103,10 +122,11 @@ export async function testCredentials(
 }
 
 /**
- * Tests a stored set against the vendor; a set that passes goes back in rotation (it may have
- * been taken out when the vendor refused its key). Undefined when there is no such set.
+ * Tests a saved set and keeps the outcome as its last test; a set that passes goes back in
+ * rotation (it may have been taken out when the vendor refused its key). Undefined when there is
+ * no such set.
  */
-export async function retestCredentialSet(
+export async function testCredentialSet(
   db: Db,
   connector: Connector,
   id: number,
@@ -115,6 +135,18 @@ export async function retestCredentialSet(
   const set = (await listCredentials(db, connector.id)).find((s) => s.id === id);
   if (!set) return undefined;
   const outcome = await testCredentials(connector, set.fields, config);
+  await recordCredentialCheck(db, id, { ok: outcome.ok, message: outcome.text });
   const reenabled = outcome.ok && set.disabled_reason !== null && (await enableCredentials(db, id));
   return { ...outcome, text: reenabled ? `${outcome.text} Back in rotation.` : outcome.text, reenabled };
+}
+
+/** Tests credentials before they are saved: the same harmless call, and nothing is stored. */
+export async function tryCredentials(
+  connector: Connector,
+  fields: Credentials,
+  config: IntelConfig,
+): Promise<{ ok: boolean; text: string }> {
+  const problem = credentialProblem(connector, fields);
+  if (problem) throw new CredentialsError(problem);
+  return testCredentials(connector, fields, config);
 }

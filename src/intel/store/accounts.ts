@@ -5,7 +5,8 @@
  */
 import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
+import { containsPattern } from "./browse.ts";
 import type { Database } from "./schema.ts";
 import { nowIso } from "./time.ts";
 
@@ -149,8 +150,15 @@ export interface UserSummary extends UserRow {
   active_tokens: number;
 }
 
-export async function listUsers(db: Kysely<Database>): Promise<UserSummary[]> {
-  const rows = await db
+export const USER_ORDERS = ["name", "newest", "role"] as const;
+export type UserOrder = (typeof USER_ORDERS)[number];
+
+/** Users with their active key counts: by username unless sorted otherwise, a page of them when `limit` is given. */
+export async function listUsers(
+  db: Kysely<Database>,
+  o: { text?: string; sort?: UserOrder; limit?: number; offset?: number } = {},
+): Promise<UserSummary[]> {
+  let q = db
     .selectFrom("users")
     .leftJoin("tokens", (join) => join.onRef("tokens.user_id", "=", "users.id").on("tokens.revoked", "=", 0))
     .select([
@@ -161,10 +169,14 @@ export async function listUsers(db: Kysely<Database>): Promise<UserSummary[]> {
       "users.created_at",
       (eb) => eb.fn.count<number>("tokens.id").as("active_tokens"),
     ])
-    .groupBy(["users.id", "users.username", "users.is_admin", "users.is_active", "users.created_at"])
-    .orderBy("users.username")
-    .execute();
-  return rows.map((r) => ({ ...r, active_tokens: Number(r.active_tokens) }));
+    .groupBy(["users.id", "users.username", "users.is_admin", "users.is_active", "users.created_at"]);
+  // ESCAPE spelled out: SQLite has no default escape character, PostgreSQL's is the backslash.
+  if (o.text) q = q.where(sql<boolean>`lower(users.username) like ${containsPattern(o.text)} escape '\\'`);
+  if (o.sort === "newest") q = q.orderBy("users.created_at", "desc");
+  else if (o.sort === "role") q = q.orderBy("users.is_admin", "desc");
+  q = q.orderBy("users.username");
+  if (o.limit !== undefined) q = q.limit(o.limit).offset(o.offset ?? 0);
+  return (await q.execute()).map((r) => ({ ...r, active_tokens: Number(r.active_tokens) }));
 }
 
 export async function getUser(db: Kysely<Database>, id: number): Promise<UserRow | undefined> {

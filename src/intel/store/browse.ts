@@ -2,28 +2,58 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, EntitiesTable, EventsTable, RequestsTable } from "./schema.ts";
 
-export async function recentRequests(
-  db: Kysely<Database>,
-  opts: { status?: string; limit: number },
-): Promise<RequestsTable[]> {
-  let q = db.selectFrom("requests").selectAll().orderBy("created_at", "desc").limit(opts.limit);
-  if (opts.status) q = q.where("status", "=", opts.status);
-  return q.execute();
+/** A LIKE pattern for "contains `text`", case-insensitive (compare with `lower(column)`). */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Entities whose name contains `text` (case-insensitive), optionally of one type, most recently updated first. */
+// ESCAPE spelled out: SQLite has no default escape character, PostgreSQL's is the backslash.
+const lowerLike = (column: string, text: string) =>
+  sql<boolean>`lower(${sql.ref(column)}) like ${containsPattern(text)} escape '\\'`;
+
+export const REQUEST_ORDERS = ["newest", "oldest", "subject", "status"] as const;
+export type RequestOrder = (typeof REQUEST_ORDERS)[number];
+
+/** Requests, newest first unless sorted otherwise, of one status and whose value contains `text` when given. */
+export async function recentRequests(
+  db: Kysely<Database>,
+  opts: { status?: string; text?: string; sort?: RequestOrder; limit: number; offset?: number },
+): Promise<RequestsTable[]> {
+  let q = db.selectFrom("requests").selectAll();
+  if (opts.status) q = q.where("status", "=", opts.status);
+  if (opts.text) q = q.where(lowerLike("value", opts.text));
+  const sort = opts.sort ?? "newest";
+  if (sort === "oldest") q = q.orderBy("created_at", "asc");
+  else if (sort === "subject") q = q.orderBy("value").orderBy("created_at", "desc");
+  else if (sort === "status") q = q.orderBy("status").orderBy("created_at", "desc");
+  else q = q.orderBy("created_at", "desc");
+  return q
+    .orderBy("id")
+    .limit(opts.limit)
+    .offset(opts.offset ?? 0)
+    .execute();
+}
+
+export const ENTITY_ORDERS = ["updated", "name", "type"] as const;
+export type EntityOrder = (typeof ENTITY_ORDERS)[number];
+
+/** Entities whose name contains `text` (case-insensitive), optionally of one type, most recently updated first unless sorted otherwise. */
 export async function searchEntities(
   db: Kysely<Database>,
-  opts: { text: string; type?: string; limit: number },
+  opts: { text: string; type?: string; sort?: EntityOrder; limit: number; offset?: number },
 ): Promise<EntitiesTable[]> {
-  let q = db.selectFrom("entities").selectAll().orderBy("updated_at", "desc").limit(opts.limit);
-  if (opts.text) {
-    const pattern = `%${opts.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    // ESCAPE spelled out: SQLite has no default escape character, PostgreSQL's is the backslash.
-    q = q.where(sql<boolean>`lower(name) like ${pattern} escape '\\'`);
-  }
+  let q = db.selectFrom("entities").selectAll();
+  if (opts.text) q = q.where(lowerLike("name", opts.text));
   if (opts.type) q = q.where("type", "=", opts.type);
-  return q.execute();
+  const sort = opts.sort ?? "updated";
+  if (sort === "name") q = q.orderBy("name");
+  else if (sort === "type") q = q.orderBy("super_type").orderBy("type").orderBy("name");
+  else q = q.orderBy("updated_at", "desc");
+  return q
+    .orderBy("id")
+    .limit(opts.limit)
+    .offset(opts.offset ?? 0)
+    .execute();
 }
 
 export interface LinkedEntity {

@@ -98,16 +98,24 @@ export async function raiseMarking(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Later values win, except `source_vendor`, which lists every vendor that spoke of the entity. */
+/** Other names of a threat, comma-separated: vendors' own alias lists and their spellings (domain/threat-names.ts). */
+export const ALIASES = "aliases";
+
+/** Comma-separated lists: merging keeps every item of both (sorted, each once). */
+const LIST_ATTRIBUTES = ["source_vendor", ALIASES];
+
+/** Later values win, except lists: `source_vendor` (every vendor that spoke of the entity) and `aliases`. */
 export function mergeAttributes(
   a: Record<string, string>,
   b: Record<string, string>,
 ): Record<string, string> {
   const out = { ...a, ...b };
-  const vendors = new Set(
-    [...(a.source_vendor ?? "").split(","), ...(b.source_vendor ?? "").split(",")].filter(Boolean),
-  );
-  if (vendors.size > 0) out.source_vendor = [...vendors].sort().join(",");
+  for (const key of LIST_ATTRIBUTES) {
+    const items = new Set(
+      [...(a[key] ?? "").split(","), ...(b[key] ?? "").split(",")].map((i) => i.trim()).filter(Boolean),
+    );
+    if (items.size > 0) out[key] = [...items].sort().join(",");
+  }
   return Object.fromEntries(Object.entries(out).sort(([x], [y]) => x.localeCompare(y)));
 }
 

@@ -349,6 +349,49 @@ const freshnessAndTlp = (dialect: "sqlite" | "postgres"): Migration => ({
   },
 });
 
+/** The last test of each credential set (the panel's Test button): when, passed or not, what the vendor said. */
+const credentialChecks: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("credential_checks")
+      .addColumn("credential_id", "integer", (c) => c.primaryKey())
+      .addColumn("checked_at", "varchar(32)", (c) => c.notNull())
+      .addColumn("ok", "integer", (c) => c.notNull())
+      .addColumn("message", "text", (c) => c.notNull())
+      .execute();
+  },
+};
+
+/** Each vendor's raw answer to a request (redacted, size-capped), for admins; forgotten with the request. */
+const rawAnswers: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("request_raw_answers")
+      .addColumn("request_id", "varchar(36)", (c) => c.notNull())
+      .addColumn("vendor", "varchar(64)", (c) => c.notNull())
+      .addColumn("body", "text", (c) => c.notNull())
+      .addColumn("size", "integer", (c) => c.notNull())
+      .addColumn("truncated", "integer", (c) => c.notNull())
+      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+      .addPrimaryKeyConstraint("request_raw_answers_pk", ["request_id", "vendor"])
+      .execute();
+  },
+};
+
+/** Threat names folded across vendors' spellings → the entity they stand for (first spelling saved). */
+const threatNames: Migration = {
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("threat_names")
+      .addColumn("folded", "varchar(2200)", (c) => c.primaryKey())
+      .addColumn("super_type", "varchar(64)", (c) => c.notNull())
+      .addColumn("type", "varchar(64)", (c) => c.notNull())
+      .addColumn("name", "text", (c) => c.notNull())
+      .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+      .execute();
+  },
+};
+
 /** Every migration by name, in order (exported so a test can build the schema an older release had). */
 export const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
@@ -359,6 +402,9 @@ export const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => (
     "2026-11-24-quotas": quotas(dialect),
     "2026-11-24-bulk-hooks": bulkHooks,
     "2026-11-24-freshness-tlp": freshnessAndTlp(dialect),
+    "2026-11-24-credential-checks": credentialChecks,
+    "2026-11-24-raw-answers": rawAnswers,
+    "2026-11-24-threat-names": threatNames,
   }),
 });
 

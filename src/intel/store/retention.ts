@@ -81,6 +81,7 @@ export async function sweepRetention(
   const oldRequests = sql`select id from requests where created_at < ${cutoff}
     and status not in ('ENQUEUED', 'PROCESSING') and id not in (select request_id from lookups)`;
   await affected(db, sql`delete from jobs where request_id in (${oldRequests})`);
+  await affected(db, sql`delete from request_raw_answers where request_id in (${oldRequests})`);
   const requests = await affected(db, sql`delete from requests where id in (${oldRequests})`);
   const subjects = await affected(db, sql`delete from subject_asks where subject_key in (${stale(cutoff)})`);
   const live = withLive(cutoff);

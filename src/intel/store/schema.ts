@@ -246,6 +246,35 @@ export interface WebhookDeliveriesTable {
   finished_at: string | null;
 }
 
+/** The last test of a credential set (one row per set, replaced by each test). */
+export interface CredentialChecksTable {
+  credential_id: number;
+  checked_at: string;
+  ok: number;
+  /** What the vendor said, in words (never the credentials). */
+  message: string;
+}
+
+/** One vendor's raw answer to one request: redacted, pretty-printed JSON, cut to a size limit. */
+export interface RequestRawAnswersTable {
+  request_id: string;
+  vendor: string;
+  body: string;
+  /** Bytes of the whole redacted answer (more than `body` when it was cut). */
+  size: number;
+  truncated: number;
+  created_at: string;
+}
+
+/** A threat name folded (case, accents, spaces and punctuation dropped) → the entity it stands for. */
+export interface ThreatNamesTable {
+  folded: string;
+  super_type: string;
+  type: string;
+  name: string;
+  created_at: string;
+}
+
 export interface Database {
   super_types: SuperTypesTable;
   types: TypesTable;
@@ -269,4 +298,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_watches: WebhookWatchesTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  credential_checks: CredentialChecksTable;
+  request_raw_answers: RequestRawAnswersTable;
+  threat_names: ThreatNamesTable;
 }

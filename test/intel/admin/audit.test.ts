@@ -75,12 +75,12 @@ describe("audit log in Chromium", { skip: skipUnlessCommands("chromium") }, () =
   it("records every change of users, keys and credentials, shows them and exports them", async () => {
     await page.goto(`${panel}/users`);
     await page.fill('form[action$="/users"] input[name="username"]', "new-analyst");
-    await page.fill('form[action$="/users"] input[name="password"]', "analyst-password");
     await page.click('form[action$="/users"] button[type="submit"]');
+    await page.goto(`${panel}/users`);
     const row = () => page.locator("tr", { hasText: "new-analyst" });
     await row().locator('button:has-text("Deactivate")').click();
     await row().locator('button:has-text("Reactivate")').click();
-    await row().locator("a", { hasText: "Keys and password" }).click();
+    await row().locator("a", { hasText: "API keys" }).click();
     await page.click('button:has-text("Generate a new key")');
     const key = (await page.textContent("#new-key"))?.trim() ?? "";
     await page.click("a:has-text('Back to new-analyst')");

@@ -1,11 +1,12 @@
 /**
  * Vendor credentials and users in Chromium: the "N of M configured" summary, where to get a key,
- * readable field names, the flash message in view after Add/Test/Remove; a locked-out user is
- * shown and an admin lifts the lock; a failed login keeps the username.
+ * readable field names, the flash message in view after Add/Test/Remove; a key checked before it is saved (nothing stored), a set whose last test failed shown as failed;
+ * a locked-out user is shown and an admin lifts the lock; a failed login keeps the username.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
+import { listCredentialSets } from "../../../src/intel/services/credentials.ts";
 import { createUser } from "../../../src/intel/store/accounts.ts";
 import { screenshot } from "../../helpers/browser.ts";
 import { VT_KEY } from "../../helpers/fake-virustotal.ts";
@@ -85,6 +86,80 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
     await page.locator("#vendor-virustotal").locator('button:has-text("Remove")').click();
     assert.match((await ok.textContent()) ?? "", /Removed credentials/);
     assert.ok(await inView(ok), "the message is on screen after Remove");
+  });
+
+  it("checks a key before saving it (nothing stored) and shows a set whose last test failed", async () => {
+    const db = h.server.services.store.db;
+    await page.goto(`${panel}/credentials`);
+    const card = page.locator("#vendor-virustotal");
+    const key = card.locator('input[name="api_key"]');
+    await key.fill("refused-key-000");
+    await card.locator('button:has-text("Check before saving")').click();
+    const flash = page.locator(".flash");
+    assert.match(
+      (await page.textContent(".flash.error")) ?? "",
+      /VirusTotal test failed .*Nothing was saved/,
+    );
+    assert.ok(await inView(flash), "the message is on screen after the check");
+    assert.equal(
+      await page.locator("#vendor-virustotal").locator('input[name="api_key"]').inputValue(),
+      "refused-key-000",
+    );
+    assert.equal((await listCredentialSets(db, "virustotal")).length, 0, "a checked key is not stored");
+
+    await page.locator("#vendor-virustotal").locator('input[name="api_key"]').fill(VT_KEY);
+    await page.locator("#vendor-virustotal").locator('button:has-text("Check before saving")').click();
+    assert.match((await page.textContent(".flash.ok")) ?? "", /VirusTotal test passed .*Not saved yet/);
+    assert.equal((await listCredentialSets(db, "virustotal")).length, 0);
+    assert.match((await page.textContent("#summary")) ?? "", /1 of 3 vendors configured/);
+    await screenshot(page, "credentials-checked-before-saving");
+    // The checked key is still in the form: adding it is one more click.
+    await page.locator("#vendor-virustotal").locator('button:has-text("Add credentials")').click();
+    assert.match((await page.textContent(".flash.ok")) ?? "", /Added VirusTotal credentials/);
+    const [good] = await listCredentialSets(db, "virustotal");
+    assert.ok(good);
+
+    await page.locator("#vendor-virustotal").locator('input[name="api_key"]').fill("refused-key-000");
+    await page.locator("#vendor-virustotal").locator('button:has-text("Add credentials")').click();
+    const bad = (await listCredentialSets(db, "virustotal")).find((s) => s.id !== good.id)!;
+    await page
+      .locator(`#vendor-virustotal tr:has-text("#${bad.id}")`)
+      .locator('button:has-text("Test")')
+      .click();
+    assert.match((await page.textContent(".flash.error")) ?? "", /VirusTotal test failed/);
+    const badRow = page.locator(`#vendor-virustotal tr:has-text("#${bad.id}")`);
+    assert.match((await badRow.textContent()) ?? "", /failed just now/);
+    assert.match(
+      (await page.locator("#vendor-virustotal header .badge").textContent()) ?? "",
+      /configured · 2 sets · 1 failed its last test/,
+    );
+    const kept = (await listCredentialSets(db, "virustotal")).find((s) => s.id === bad.id);
+    assert.equal(kept?.last_check?.ok, false, "the failed test is kept with the set");
+
+    await page
+      .locator(`#vendor-virustotal tr:has-text("#${good.id}")`)
+      .locator('button:has-text("Remove")')
+      .click();
+    const badge = (await page.locator("#vendor-virustotal header .badge").textContent()) ?? "";
+    assert.match(badge, /configured, last test failed just now/);
+    assert.doesNotMatch(badge, /configured ·/);
+    assert.match(
+      (await page.textContent("#summary")) ?? "",
+      /1 of 3 vendors configured \(1 needs no key\); 1 with credentials that failed their last test/,
+    );
+    assert.equal(await page.locator('#summary a[href="#vendor-virustotal"]').getAttribute("class"), "bad");
+    await screenshot(page, "credentials-failed-test");
+
+    await page.click('nav a:has-text("Audit log")');
+    const log = (await page.locator("table.audit").textContent()) ?? "";
+    assert.match(log, /credentials\.test\s*virustotal\s*unsaved set failed/);
+    assert.match(log, /credentials\.test\s*virustotal\s*unsaved set passed/);
+    assert.doesNotMatch(log, /refused-key|fake-vt-key/, "the audit log never holds a key");
+    await page.goto(`${panel}/credentials`);
+    await page
+      .locator(`#vendor-virustotal tr:has-text("#${bad.id}")`)
+      .locator('button:has-text("Remove")')
+      .click();
   });
 
   it("shows a locked-out user and lets an admin lift the lock", async () => {

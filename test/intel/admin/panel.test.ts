@@ -115,15 +115,29 @@ describe("admin panel in Chromium", { skip: skipUnlessCommands("chromium") }, ()
 
   it("creates a user, generates a key shown once, and the key works against POST /api/request/", async () => {
     await page.goto(`${panel}/users`);
+    // A regular user has no password (only admins sign in to the panel): typing one is refused.
     await page.fill('form[action$="/users"] input[name="username"]', "analyst");
     await page.fill('form[action$="/users"] input[name="password"]', "analyst-password");
     await page.click('form[action$="/users"] button[type="submit"]');
-    assert.match((await page.textContent(".flash.ok")) ?? "", /Created analyst/);
+    assert.match(
+      (await page.textContent(".flash.error")) ?? "",
+      /Regular users have no password: they use API keys/,
+    );
+    assert.equal(await findUser(server.services.store.db, "analyst"), undefined);
+    await page.fill('form[action$="/users"] input[name="username"]', "analyst");
+    await page.click('form[action$="/users"] button[type="submit"]');
+    assert.match(
+      (await page.textContent(".flash.ok")) ?? "",
+      /Created analyst\. Regular users have no password: generate an API key for them here/,
+    );
+    assert.match((await page.textContent("#no-password")) ?? "", /cannot sign in to the panel/);
+    assert.equal(await page.locator('form[action$="/password"]').count(), 0);
+    await page.goto(`${panel}/users`);
     const row = page.locator("tr", { hasText: "analyst" });
     assert.match((await row.textContent()) ?? "", /user\s*active/);
     await screenshot(page, "users");
 
-    await row.locator("a", { hasText: "Keys and password" }).click();
+    await row.locator("a", { hasText: "API keys" }).click();
     await page.click('button:has-text("Generate a new key")');
     const key = (await page.textContent("#new-key"))?.trim() ?? "";
     assert.match(key, /^[0-9a-f]{40}$/);
@@ -138,7 +152,7 @@ describe("admin panel in Chromium", { skip: skipUnlessCommands("chromium") }, ()
 
     // The list shows the key by its prefix and its last use; revoking it makes the API refuse it.
     await page.goto(`${panel}/users`);
-    await page.locator("tr", { hasText: "analyst" }).locator("a", { hasText: "Keys and password" }).click();
+    await page.locator("tr", { hasText: "analyst" }).locator("a", { hasText: "API keys" }).click();
     const tokenRow = page.locator("tr", { hasText: `${key.slice(0, 8)}…` });
     // Created and last used, shown in local time with UTC on hover.
     const titles = await tokenRow.locator("time").evaluateAll((ts) => ts.map((t) => t.getAttribute("title")));

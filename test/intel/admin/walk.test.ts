@@ -1,6 +1,6 @@
 /**
  * A first-time admin's walk in Chromium, at 1280 and 375 px, from an empty install to a verdict:
- * log in → "no vendor is configured" → add and test a key → investigate a value typed without
+ * log in → "no vendor is configured" → check a key before saving it, add it, test it → investigate a value typed without
  * choosing a type → the verdict card → a graph node → its entity page → back. No step scrolls
  * sideways; each is screenshotted (test-output/screenshots/walk-*); the audit log has the changes.
  */
@@ -45,11 +45,19 @@ describe("a first-time admin's walk in Chromium", { skip: skipUnlessCommands("ch
       await page.locator("#vendor-hint a", { hasText: "Vendor credentials" }).click();
       const card = page.locator("#vendor-virustotal");
       await card.locator('input[name="api_key"]').fill(VT_KEY);
-      await card.locator('button:has-text("Add credentials")').click();
+      await card.locator('button:has-text("Check before saving")').click();
+      assert.match((await page.textContent(".flash.ok")) ?? "", /VirusTotal test passed .*Not saved yet/);
+      await noSideScroll(page, width, "key checked before saving");
+      await shot("2-key-checked");
+      await page.locator("#vendor-virustotal").locator('button:has-text("Add credentials")').click();
       await page.locator("#vendor-virustotal").locator('button:has-text("Test")').click();
       assert.match((await page.textContent(".flash.ok")) ?? "", /VirusTotal test passed/);
       await noSideScroll(page, width, "credentials");
       await shot("2-credentials");
+      assert.match(
+        (await page.locator("#vendor-virustotal tr", { hasText: "#1" }).textContent()) ?? "",
+        /passed just now/,
+      );
 
       await page.click('nav a:has-text("Investigate")');
       assert.equal(await page.locator("#vendor-hint").count(), 0);
@@ -77,6 +85,7 @@ describe("a first-time admin's walk in Chromium", { skip: skipUnlessCommands("ch
       const log = (await page.locator("table.audit").textContent()) ?? "";
       assert.match(log, /credentials\.test\s*virustotal/);
       assert.match(log, /credentials\.add\s*virustotal/);
+      assert.match(log, /credentials\.test\s*virustotal\s*unsaved set passed/);
       assert.match(log, new RegExp(ADMIN.username));
       await noSideScroll(page, width, "audit log");
       await shot("5-audit");

@@ -1,6 +1,7 @@
 /** The account and credential rules every door (API, panel, CLI) shares, on SQLite and PostgreSQL. */
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
+import { readIntelConfig } from "../../../src/intel/config.ts";
 import { connectorById } from "../../../src/intel/connectors/registry.ts";
 import {
   AccountError,
@@ -13,12 +14,17 @@ import {
   addCredentialSet,
   CredentialsError,
   credentialProblem,
+  failedItsTest,
   listCredentialSets,
+  removeCredentialSet,
+  testCredentialSet,
+  tryCredentials,
   usableConnectors,
 } from "../../../src/intel/services/credentials.ts";
 import { authenticateKey, checkPassword } from "../../../src/intel/store/accounts.ts";
 import type { Store } from "../../../src/intel/store/db.ts";
 import { openSession, readSession } from "../../../src/intel/store/sessions.ts";
+import { startFakeVirusTotal, VT_KEY } from "../../helpers/fake-virustotal.ts";
 import { type DbKind, freshStoreForSuite, postgresSkipReason } from "../../helpers/intel-server.ts";
 
 const vt = connectorById("virustotal")!;
@@ -48,8 +54,8 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       store = suite.store;
     });
 
-    it("generates a password only when none is given, and checks a given one", async () => {
-      const made = await createAccount(store.db, { username: "gen", admin: false });
+    it("generates an admin's password only when none is given, and checks a given one", async () => {
+      const made = await createAccount(store.db, { username: "gen", admin: true });
       assert.ok(made.generatedPassword && made.generatedPassword.length >= 16);
       assert.ok(await checkPassword(store.db, "gen", made.generatedPassword));
       const given = await createAccount(store.db, {
@@ -59,9 +65,22 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       });
       assert.equal(given.generatedPassword, undefined);
       await assert.rejects(
-        createAccount(store.db, { username: "empty", password: "", admin: false }),
+        createAccount(store.db, { username: "empty", password: "", admin: true }),
         AccountError,
       );
+    });
+
+    it("gives regular users no password: none shown, none accepted, none reset", async () => {
+      const user = await createAccount(store.db, { username: "colander", admin: false });
+      assert.equal(user.generatedPassword, undefined);
+      await assert.rejects(
+        createAccount(store.db, { username: "typed", password: "long enough", admin: false }),
+        /Regular users have no password: they use API keys/,
+      );
+      await assert.rejects(resetPassword(store.db, user.user.id, "long enough"), /have no password/);
+      await assert.rejects(resetPassword(store.db, 99_999), /No user #99999/);
+      const { key } = await issueApiKey(store.db, { id: user.user.id });
+      assert.equal((await authenticateKey(store.db, key))?.username, "colander");
     });
 
     it("refuses self-deactivation; deactivation and password resets end panel sessions", async () => {
@@ -107,6 +126,38 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
         ["virustotal", "hashlookup"],
       );
+    });
+
+    it("keeps each set's last test (a new test replaces it), checks typed fields without storing them", async () => {
+      const fake = await startFakeVirusTotal();
+      try {
+        const config = {
+          ...readIntelConfig({ INTEL_VENDOR_RETRIES: "0" }),
+          vendorUrls: { virustotal: fake.url },
+        };
+        const good = await addCredentialSet(store.db, vt, { api_key: VT_KEY });
+        const bad = await addCredentialSet(store.db, vt, { api_key: "refused-key" });
+        assert.equal((await testCredentialSet(store.db, vt, bad, config))?.ok, false);
+        assert.equal((await testCredentialSet(store.db, vt, good, config))?.ok, true);
+        assert.equal(await testCredentialSet(store.db, vt, 99_999, config), undefined);
+        const byId = new Map((await listCredentialSets(store.db, "virustotal")).map((s) => [s.id, s]));
+        assert.equal(byId.get(bad)?.last_check?.ok, false);
+        assert.match(byId.get(bad)?.last_check?.message ?? "", /invalid_credentials/);
+        assert.ok(failedItsTest(byId.get(bad)!));
+        assert.equal(byId.get(good)?.last_check?.ok, true);
+
+        const before = (await listCredentialSets(store.db)).length;
+        await assert.rejects(tryCredentials(vt, { api_key: "" }, config), CredentialsError);
+        assert.equal((await tryCredentials(vt, { api_key: VT_KEY }, config)).ok, true);
+        assert.equal((await listCredentialSets(store.db)).length, before, "a tried key is not stored");
+
+        await removeCredentialSet(store.db, bad);
+        const again = await addCredentialSet(store.db, vt, { api_key: "another" });
+        const fresh = (await listCredentialSets(store.db, "virustotal")).find((s) => s.id === again);
+        assert.equal(fresh?.last_check, null, "a removed set's test does not stick to a new one");
+      } finally {
+        await fake.close();
+      }
     });
   });
 }

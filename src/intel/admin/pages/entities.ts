@@ -2,14 +2,23 @@
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import { SUPER_TYPES } from "../../domain/taxonomy.ts";
-import { entityDetail, parseAttributes, searchEntities } from "../../services/browse.ts";
+import { type EntityOrder, entityDetail, parseAttributes, searchEntities } from "../../services/browse.ts";
 import { type AdminDeps, redirectWithFlash, sendPage } from "../context.ts";
 import { html, safeHref } from "../html.ts";
 import { when } from "../layout.ts";
+import { PageParam, pager, pageWindow, sortParam, sortSelect } from "../paging.ts";
+
+const ORDERS: Record<EntityOrder, string> = {
+  updated: "recently updated",
+  name: "by name",
+  type: "by type",
+};
 
 const Query = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 512 })),
   type: Type.Optional(Type.String({ maxLength: 64 })),
+  sort: sortParam(ORDERS),
+  page: PageParam,
 });
 
 const ALL_TYPES = [...new Set(SUPER_TYPES.flatMap((st) => st.types.map((t) => t.shortName)))].sort();
@@ -17,17 +26,21 @@ const ALL_TYPES = [...new Set(SUPER_TYPES.flatMap((st) => st.types.map((t) => t.
 export function registerEntities(admin: App, deps: AdminDeps): void {
   const { db } = deps.services.store;
 
-  admin.get<{ Querystring: { q?: string; type?: string } }>(
+  admin.get<{ Querystring: { q?: string; type?: string; sort?: EntityOrder | ""; page?: number } }>(
     "/entities",
     { schema: { querystring: Query } },
     async (req, reply) => {
       const text = req.query.q?.trim() ?? "";
       const type = req.query.type || undefined;
-      const rows = await searchEntities(db, { text, type, limit: 200 });
+      const sort = req.query.sort || "updated";
+      const { n, size, limit, offset } = pageWindow(req.query.page);
+      const found = await searchEntities(db, { text, type, sort, limit, offset });
+      const rows = found.slice(0, size);
       const body = html`
 <form method="get" class="row filters">
   <label class="grow">Name contains <input name="q" value="${text}" autocomplete="off"></label>
   <label>Type <select name="type"><option value="">any</option>${ALL_TYPES.map((t) => html`<option ${t === type ? html`selected` : ""}>${t}</option>`)}</select></label>
+  ${sortSelect(ORDERS, sort)}
   <button type="submit" class="secondary">Search</button>
 </form>
 ${
@@ -35,8 +48,9 @@ ${
     ? html`<p class="muted">No entity matches.</p>`
     : html`<table class="sortable"><thead><tr><th>Name</th><th>Type</th><th>Updated</th></tr></thead><tbody>
 ${rows.map((e) => html`<tr><td><a href="${deps.prefix}/entities/${e.id}">${e.name}</a></td><td>${e.super_type} / ${e.type}</td><td>${when(e.updated_at)}</td></tr>`)}
-</tbody></table>${rows.length === 200 ? html`<p class="muted">The 200 most recently updated matches are shown; narrow the search.</p>` : ""}`
-}`;
+</tbody></table>`
+}
+${pager({ q: text, type, sort }, n, found.length > size)}`;
       return sendPage(req, reply, deps, { title: "Entities", active: "entities", body });
     },
   );

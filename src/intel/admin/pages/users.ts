@@ -9,14 +9,25 @@ import {
   issueApiKey,
   resetPassword,
   setAccountActive,
+  type UserOrder,
   type UserRow,
 } from "../../services/accounts.ts";
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { html } from "../html.ts";
 import { actionButton, csrfField, when } from "../layout.ts";
+import { PageParam, pager, pageWindow, sortParam, sortSelect } from "../paging.ts";
 import { audit } from "./audit.ts";
 
-const UsersQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 150 })) });
+const ORDERS: Record<UserOrder, string> = {
+  name: "by username",
+  newest: "newest first",
+  role: "admins first",
+};
+const UsersQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 150 })),
+  sort: sortParam(ORDERS),
+  page: PageParam,
+});
 const UserParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const TokenParams = Type.Object({ id: Type.Integer({ minimum: 1 }), token: Type.Integer({ minimum: 1 }) });
 
@@ -33,13 +44,16 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
 function registerUserList(admin: App, deps: AdminDeps): void {
   const { db } = deps.services.store;
 
-  admin.get<{ Querystring: { q?: string } }>(
+  admin.get<{ Querystring: { q?: string; sort?: UserOrder | ""; page?: number } }>(
     "/users",
     { schema: { querystring: UsersQuery } },
     async (req, reply) => {
       const { csrf, user: me } = signedIn(req);
-      const q = req.query.q?.trim().toLowerCase() ?? "";
-      const users = (await accounts.list(db)).filter((u) => u.username.toLowerCase().includes(q));
+      const q = req.query.q?.trim() ?? "";
+      const sort = req.query.sort || "name";
+      const { n, size, limit, offset } = pageWindow(req.query.page);
+      const found = await accounts.list(db, { text: q, sort, limit, offset });
+      const users = found.slice(0, size);
       const rows = users.map(
         (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
   <td><a href="${deps.prefix}/users/${u.id}">${u.username}</a>${u.id === me.id ? html` <span class="badge">you</span>` : ""}</td>
@@ -47,7 +61,7 @@ function registerUserList(admin: App, deps: AdminDeps): void {
   <td>${u.is_active ? html`<span class="ok">active</span>` : html`<span class="bad">deactivated</span>`}${lockBadge(deps, u.username)}</td>
   <td>${u.active_tokens}</td>
   <td>${when(u.created_at)}</td>
-  <td class="actions"><a class="button secondary" href="${deps.prefix}/users/${u.id}">Keys and password</a>
+  <td class="actions"><a class="button secondary" href="${deps.prefix}/users/${u.id}">${u.is_admin ? "Keys and password" : "API keys"}</a>
     ${deps.throttle.lockedFor(u.username) === undefined ? "" : actionButton(`${deps.prefix}/users/${u.id}/unlock`, csrf, "Lift the lock")}
     ${u.id === me.id ? "" : actionButton(`${deps.prefix}/users/${u.id}/${u.is_active ? "deactivate" : "reactivate"}`, csrf, u.is_active ? "Deactivate" : "Reactivate", u.is_active ? { danger: true, confirm: `Deactivate ${u.username}? Their API keys stop working at once.` } : {})}</td>
 </tr>`,
@@ -55,19 +69,22 @@ function registerUserList(admin: App, deps: AdminDeps): void {
       const body = html`
 <form method="get" class="row filters">
   <label class="grow">Username contains <input name="q" value="${q}" autocomplete="off"></label>
+  ${sortSelect(ORDERS, sort)}
   <button type="submit" class="secondary">Search</button>
 </form>
 ${users.length === 0 ? html`<p class="muted">No user matches.</p>` : ""}
 <table class="sortable"><thead><tr><th>Username</th><th>Role</th><th>State</th><th>Active keys</th><th>Created</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
+${pager({ q, sort }, n, found.length > size)}
 <h2>New user</h2>
 <form method="post" action="${deps.prefix}/users" class="card row">
   ${csrfField(csrf)}
   <label>Username <input name="username" required maxlength="150" pattern="[\\w.@+\\-]+" autocomplete="off"></label>
-  <label>Password <input name="password" type="password" minlength="8" autocomplete="new-password" placeholder="leave empty to generate one"></label>
   <label class="check"><input type="checkbox" name="is_admin" value="1"> Admin (can use this panel)</label>
+  <label>Admin's password <input name="password" type="password" minlength="8" autocomplete="new-password" placeholder="leave empty to generate one"></label>
   <button type="submit">Create user</button>
-</form>`;
+</form>
+<p class="muted small" id="password-rule">Only admins have a password: it signs them in to this panel. Regular users (Colander, scripts) have none — they call the API with keys generated on their page.</p>`;
       return sendPage(req, reply, deps, { title: "Users", active: "users", body });
     },
   );
@@ -80,6 +97,11 @@ ${users.length === 0 ? html`<p class="muted">No user matches.</p>` : ""}
         admin: field(req.body, "is_admin") === "1",
       });
       await audit(req, deps, "user.create", u.username, u.is_admin ? "admin" : "user");
+      if (!u.is_admin)
+        return redirectWithFlash(reply, deps, `/users/${u.id}`, {
+          kind: "ok",
+          text: `Created ${u.username}. Regular users have no password: generate an API key for them here.`,
+        });
       if (!generatedPassword)
         return redirectWithFlash(reply, deps, "/users", { kind: "ok", text: `Created ${u.username}.` });
       return passwordShownOnce(req, reply, deps, u, generatedPassword, `Created ${u.username}.`);
@@ -174,13 +196,7 @@ function registerUserPage(admin: App, deps: AdminDeps): void {
 <h2>API keys</h2>
 ${tokens.length ? html`<table><thead><tr><th>Key</th><th>Created</th><th>Last used</th><th>State</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No API key yet.</p>`}
 <form method="post" action="${base}/tokens" class="inline">${csrfField(csrf)}<button type="submit">Generate a new key</button></form>
-<h2>Reset password</h2>
-<form method="post" action="${base}/password" class="card row">
-  ${csrfField(csrf)}
-  <label>New password <input name="password" type="password" minlength="8" autocomplete="new-password" placeholder="leave empty to generate one"></label>
-  <button type="submit">Reset password</button>
-</form>
-<p class="muted">A reset ends the user's panel sessions. API keys keep working; revoke them above if needed.</p>`;
+${user.is_admin ? passwordForm(base, csrf) : html`<h2>Password</h2><p class="muted" id="no-password">None: regular users cannot sign in to the panel; they use the API keys above.</p>`}`;
       return sendPage(req, reply, deps, { title: `User ${user.username}`, active: "users", body });
     },
   );
@@ -280,6 +296,16 @@ async function userOr404(
     return undefined;
   }
   return user;
+}
+
+function passwordForm(base: string, csrf: string) {
+  return html`<h2>Reset password</h2>
+<form method="post" action="${base}/password" class="card row">
+  ${csrfField(csrf)}
+  <label>New password <input name="password" type="password" minlength="8" autocomplete="new-password" placeholder="leave empty to generate one"></label>
+  <button type="submit">Reset password</button>
+</form>
+<p class="muted">A reset ends the admin's panel sessions. API keys keep working; revoke them above if needed.</p>`;
 }
 
 /** The password typed in a form; empty means "generate one". */
