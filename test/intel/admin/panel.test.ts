@@ -52,6 +52,7 @@ describe("admin panel in Chromium", { skip: skipUnlessCommands("chromium") }, ()
       databaseUrl: db.url,
       env: {
         INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
+        INTEL_VENDOR_QUOTA_VIRUSTOTAL: "100/1000",
         INTEL_VENDOR_RETRIES: "0",
         ADMIN_LOGIN_FAILURES_PER_USER: "3",
       },
@@ -306,7 +307,8 @@ describe("admin panel in Chromium", { skip: skipUnlessCommands("chromium") }, ()
       tiles.join("|"),
     );
     assert.ok(tiles.some((t) => /entities/.test(t)));
-    assert.match((await page.locator("main").textContent()) ?? "", /virustotal\s*VirusTotal\s*usable/);
+    const main = (await page.locator("main").textContent()) ?? "";
+    assert.match(main, /virustotal\s*VirusTotal\s*usable\s*1 day\s*\d+ of 100 a minute · \d+ of 1000 a day/);
     await screenshot(page, "status");
   });
 
