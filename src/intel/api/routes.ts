@@ -14,7 +14,6 @@ import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { exportRequest } from "../services/exports.ts";
 import type { IntelServices } from "../services/index.ts";
-import type { QuotaConfig } from "../services/quotas.ts";
 import { askAbout, type RequestRecord } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
 import { watchRequest } from "../services/webhooks.ts";
