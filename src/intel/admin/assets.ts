@@ -30,6 +30,10 @@ const SOURCES: Record<string, { url: URL | string; type: string }> = {
     type: "text/javascript; charset=utf-8",
   },
   "graph.js": { url: new URL("./static/graph.js", import.meta.url), type: "text/javascript; charset=utf-8" },
+  "graph-groups.js": {
+    url: new URL("./static/graph-groups.js", import.meta.url),
+    type: "text/javascript; charset=utf-8",
+  },
   "favicon.svg": { url: new URL("./static/favicon.svg", import.meta.url), type: "image/svg+xml" },
   "mermaid.min.js": {
     url: import.meta.resolve("mermaid/dist/mermaid.min.js"),

@@ -92,7 +92,14 @@ ${jsonScript("taxonomy", taxonomy)}
         title: "Investigate",
         active: "investigate",
         body,
-        scripts: ["mermaid.min.js", "detect.js", "verdict.js", "graph.js", "investigate.js"],
+        scripts: [
+          "mermaid.min.js",
+          "detect.js",
+          "verdict.js",
+          "graph.js",
+          "graph-groups.js",
+          "investigate.js",
+        ],
       });
     },
   );

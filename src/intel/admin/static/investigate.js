@@ -295,13 +295,34 @@
       ([, s]) => s.error ?? "",
       ([, s]) => timeElement(s.fetched_at),
     ]);
+    await drawGraph(doc, entities, new Set(), `graph-${run}`);
+  }
+
+  // Large graphs come grouped by type (graph-groups.js); a click on a group draws it opened.
+  async function drawGraph(doc, entities, opened, id) {
     const graph = $("graph");
     graph.replaceChildren();
+    const { text, groups, total } = window.loupeGroupGraph(doc, opened);
     try {
-      const { svg } = await window.mermaid.render(`graph-${run}`, doc.graph);
+      const { svg } = await window.mermaid.render(`${id}-${opened.size}`, text);
       window.loupeGraph(graph, svg, doc, entities, prefix);
     } catch (err) {
       graph.textContent = `The graph could not be drawn: ${err.message}`;
+      return;
+    }
+    for (const g of graph.querySelectorAll("g.node")) {
+      const group = groups.get(/flowchart-(group-\d+)-\d+$/.exec(g.id)?.[1]);
+      if (!group) continue;
+      g.classList.add("group");
+      g.dataset.type = group.type;
+      g.setAttribute("role", "button");
+      g.addEventListener("click", () => drawGraph(doc, entities, new Set([...opened, group.type]), id));
+    }
+    if (groups.size > 0) {
+      const note = document.createElement("p");
+      note.className = "muted small graph-note";
+      note.textContent = `${total} entities: some are grouped by type. Click a group to open it.`;
+      graph.prepend(note);
     }
   }
 
