@@ -5,7 +5,7 @@
  */
 import { simpleParser } from "mailparser";
 import type { Extracted, ExtractLimits, Recurse } from "../result.ts";
-import { htmlToText } from "./html.ts";
+import { htmlContent, linksField } from "./html.ts";
 
 const addresses = (v: unknown): string | undefined => {
   if (!v) return undefined;
@@ -25,7 +25,9 @@ export async function extractEmail(
   recurse: Recurse,
 ): Promise<Extracted> {
   const mail = await simpleParser(bytes, { skipImageLinks: true, skipTextToHtml: true });
-  const body = mail.text?.trim() || (typeof mail.html === "string" ? htmlToText(mail.html) : "");
+  // The HTML body is read even beside a text one: its link targets are what the reader clicks.
+  const html = typeof mail.html === "string" ? htmlContent(mail.html) : null;
+  const body = mail.text?.trim() || html?.text || "";
   const texts = [body];
   const attachments: Array<Record<string, unknown>> = [];
   for (const a of mail.attachments.slice(0, limits.maxArchiveEntries)) {
@@ -53,6 +55,7 @@ export async function extractEmail(
     subject: mail.subject,
     message_id: mail.messageId,
     in_reply_to: mail.inReplyTo,
+    ...(html ? linksField(html.links, html.truncated) : {}),
     attachment_count: attachments.length,
     attachments,
   };
