@@ -99,3 +99,49 @@ describe("indicator sources beyond the visible text", () => {
     );
   });
 });
+
+const TRACED_MAIL = [
+  "Return-Path: <bounce-77@mta.bulk-sender-x.com>",
+  "Received: from mta.bulk-sender-x.com (mta.bulk-sender-x.com [185.12.45.67])",
+  "\tby mx.victim-corp.de with ESMTPS id 1; Tue, 10 Nov 2026 09:14:58 +0000",
+  "Authentication-Results: mx.victim-corp.de; spf=pass smtp.mailfrom=bulk-sender-x.com;",
+  " dkim=pass header.d=signer-domain.net",
+  "DKIM-Signature: v=1; a=rsa-sha256; d=signer-domain.net; s=s1;",
+  " b=dGhpcy5pcy5ub3QuYS5kb21haW4uY29tIGJ1dCBiYXNlNjQ=",
+  "X-Originating-IP: [91.240.118.5]",
+  "List-Unsubscribe: <mailto:unsub@bulk-sender-x.com>, <https://unsub.bulk-sender-x.com/u?i=9>",
+  "Message-ID: <abc.123@smtp-out.bulk-sender-x.com>",
+  "From: Promo <promo@bulk-sender-x.com>",
+  "To: a.weber@victim-corp.de",
+  "Subject: offer",
+  "",
+  "Hello.",
+  "",
+].join("\r\n");
+
+describe("e-mail header fields as indicator sources", () => {
+  let server: TestFilesServer;
+  before(async () => {
+    server = await startFilesServer();
+  });
+  after(() => server.close());
+
+  it("Return-Path, X-Originating-IP, Authentication-Results, DKIM d=, List-Unsubscribe, Message-ID host", async () => {
+    const res = await postFile(`${server.url}/analyzer/iocs`, TRACED_MAIL, "promo.eml");
+    const body = await json(res);
+    assert.equal(res.status, 200, JSON.stringify(body));
+    const found = body.processors.iocs.analysis.indicators as Found[];
+    const partsOf = (v: string) => found.find((i) => i.value === v)?.locations.map((l) => l.part);
+    assert.deepEqual(partsOf("bounce-77@mta.bulk-sender-x.com"), ["extra.mail.return_path.0"]);
+    assert.deepEqual(partsOf("91.240.118.5"), ["extra.mail.x_originating_ip.0"]);
+    assert.deepEqual(partsOf("signer-domain.net"), [
+      "extra.mail.authentication_results.0",
+      "extra.mail.dkim_domains.0",
+    ]);
+    assert.deepEqual(partsOf("https://unsub.bulk-sender-x.com/u?i=9"), ["extra.mail.list_unsubscribe.0"]);
+    assert.deepEqual(partsOf("smtp-out.bulk-sender-x.com"), ["extra.mail.message_id_host.0"]);
+    assert.ok(partsOf("185.12.45.67")?.includes("extra.mail.received.0"));
+    // The DKIM signature's base64 is not read: nothing from it.
+    assert.ok(!found.some((i) => /ZG9t|base64/i.test(i.value)));
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { simpleParser } from "mailparser";
 import type { Extracted, ExtractLimits, Recurse } from "../result.ts";
+import { headerFields, MAX_HEADER_VALUES } from "./email-headers.ts";
 import { htmlContent, linksField } from "./html.ts";
 
 const addresses = (v: unknown): string | undefined => {
@@ -61,7 +62,11 @@ export async function extractEmail(
   };
   for (const [k, v] of Object.entries(headers)) if (v === undefined) delete headers[k];
   const received = mail.headers.get("received");
-  if (received) headers.received = Array.isArray(received) ? received.map(String) : [String(received)];
+  if (received)
+    headers.received = (Array.isArray(received) ? received : [received])
+      .slice(0, MAX_HEADER_VALUES)
+      .map(String);
+  Object.assign(headers, headerFields(mail.headerLines));
   return {
     text: texts.filter(Boolean).join("\n\n"),
     title: mail.subject ?? null,
