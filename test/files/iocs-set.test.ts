@@ -9,6 +9,7 @@ describe("the labelled indicator set (test/fixtures/iocs)", () => {
       "application/pdf",
       "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
       "message/rfc822",
+      "message/rfc822",
       "text/html",
       "text/plain",
     ]);

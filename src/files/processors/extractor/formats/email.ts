@@ -8,7 +8,8 @@ import { type Attachment, simpleParser } from "mailparser";
 import type { Limits } from "../budget.ts";
 import { passwordsInText } from "../passwords.ts";
 import type { Extracted, Recurse } from "../result.ts";
-import { htmlToText } from "./html.ts";
+import { headerFields, MAX_HEADER_VALUES } from "./email-headers.ts";
+import { htmlContent, linksField } from "./html.ts";
 
 const addresses = (v: unknown): string | undefined => {
   if (!v) return undefined;
@@ -56,7 +57,9 @@ export async function extractEmail(
   recurse: Recurse,
 ): Promise<Extracted> {
   const mail = await simpleParser(bytes, { skipImageLinks: true, skipTextToHtml: true });
-  const body = mail.text?.trim() || (typeof mail.html === "string" ? htmlToText(mail.html) : "");
+  // The HTML body is read even beside a text one: its link targets are what the reader clicks.
+  const html = typeof mail.html === "string" ? htmlContent(mail.html) : null;
+  const body = mail.text?.trim() || html?.text || "";
   const texts = [body];
   const attachments: Array<Record<string, unknown>> = [];
   // "The password is infected": tried first on this message's attachments.
@@ -71,12 +74,17 @@ export async function extractEmail(
     subject: mail.subject,
     message_id: mail.messageId,
     in_reply_to: mail.inReplyTo,
+    ...(html ? linksField(html.links, html.truncated) : {}),
     attachment_count: attachments.length,
     attachments,
   };
   for (const [k, v] of Object.entries(headers)) if (v === undefined) delete headers[k];
   const received = mail.headers.get("received");
-  if (received) headers.received = Array.isArray(received) ? received.map(String) : [String(received)];
+  if (received)
+    headers.received = (Array.isArray(received) ? received : [received])
+      .slice(0, MAX_HEADER_VALUES)
+      .map(String);
+  Object.assign(headers, headerFields(mail.headerLines));
   return {
     text: texts.filter(Boolean).join("\n\n"),
     title: mail.subject ?? null,
