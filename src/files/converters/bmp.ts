@@ -47,7 +47,7 @@ export interface RawImage {
   height: number;
 }
 
-/** Decodes a whole BMP to RGBA (CPU-bound: run it in a worker thread). Throws on malformed data. */
+/** Decodes a whole BMP to RGBA (CPU-bound: run it in a thumbnail process). Throws on malformed data. */
 export function decodeBmp(bytes: Buffer): RawImage {
   const knownHeader = bytes.length >= HEADER_BYTES && DECODABLE_DIB_SIZES.has(bytes.readUInt32LE(14));
   const fast = knownHeader ? decodeBmp24(bytes) : null;

@@ -6,6 +6,7 @@
  * decodes as before, errors included, so output and refusals do not change.
  */
 import { endianness } from "node:os";
+import { bufferView } from "../../common/bytes.ts";
 
 /** bmp-ts's header type sizes (DIB header lengths), to follow its reading position exactly. */
 const INFO = 40;
@@ -75,6 +76,5 @@ export function decodeBmp24(bytes: Buffer): { data: Buffer; width: number; heigh
         0;
     }
   }
-  const data = Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength);
-  return { data, width, height };
+  return { data: bufferView(pixels), width, height };
 }
