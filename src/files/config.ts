@@ -16,8 +16,8 @@ export const filesSettings = {
   ),
   uploadMemoryMax: integer(
     "UPLOAD_MEMORY_MAX",
-    1_048_576,
-    "Uploads of at most this many bytes (by Content-Length) are kept in memory instead of a temp file, for the routes that work on bytes (thumbnails); 0 turns it off.",
+    0,
+    "Uploads of at most this many bytes (by Content-Length) are kept in memory instead of a temp file, for the routes that work on bytes (thumbnails); 0 (the default: measured slower, see docs/benchmarks.md) turns it off.",
     { min: 0 },
   ),
   tmpDir: text(

@@ -225,7 +225,7 @@ function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits):
       },
     },
     async (req, reply) => {
-      // A small image travels to the thumbnail process as bytes: no temp file to write, reopen and remove.
+      // Within UPLOAD_MEMORY_MAX (off by default) the image goes to the thumbnail process as bytes.
       const { file } = await receiveUpload(req, limits, { hash: false, memory: true });
       const png = await decodeSlot(() => thumbnails.run(file.bytes ?? file.path, req.query));
       return reply.type("image/png").send(png);
