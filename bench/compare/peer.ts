@@ -100,22 +100,56 @@ export function groupCpuSeconds(pgid: number): number {
   return seconds;
 }
 
-/** CPU seconds (user + system, all threads) used so far by one process. */
-export function processCpuSeconds(pid: number): number {
-  return readStat(pid)?.cpuSeconds ?? 0;
+/**
+ * CPU seconds (user + system, all threads) used so far by a process and every process it started:
+ * the live descendants (thumbnail and sandbox children, even in process groups of their own) and,
+ * through the kernel's child counters, those that already ended and were reaped.
+ */
+export function processTreeCpuSeconds(pid: number): number {
+  const stats = new Map<number, NonNullable<ReturnType<typeof readStat>>>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat) stats.set(Number(entry), stat);
+  }
+  const inTree = (p: number): boolean => {
+    for (let at = p, hops = 0; at > 1 && hops < 64; hops++) {
+      if (at === pid) return true;
+      at = stats.get(at)?.ppid ?? 0;
+    }
+    return false;
+  };
+  let seconds = 0;
+  for (const [p, stat] of stats) if (inTree(p)) seconds += stat.cpuSeconds + stat.reapedChildrenSeconds;
+  return seconds;
 }
 
 /** USER_HZ: 100 on every Linux we run on. */
 const CLOCK_TICKS = 100;
 
-function readStat(pid: number): { pgrp: number; cpuSeconds: number } | undefined {
+interface ProcStat {
+  ppid: number;
+  pgrp: number;
+  cpuSeconds: number;
+  /** cutime + cstime: children that ended and were waited for. */
+  reapedChildrenSeconds: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
     return undefined; // The process ended.
   }
-  // After the command name (which may hold spaces): pgrp is field 5, utime 14, stime 15.
+  // After the command name (which may hold spaces): ppid is field 4, pgrp 5, utime 14, stime 15,
+  // cutime 16, cstime 17.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { pgrp: Number(fields[2]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS };
+  const ticks = (i: number) => Number(fields[i]) / CLOCK_TICKS;
+  return {
+    ppid: Number(fields[1]),
+    pgrp: Number(fields[2]),
+    cpuSeconds: ticks(11) + ticks(12),
+    reapedChildrenSeconds: ticks(13) + ticks(14),
+  };
 }

@@ -14,6 +14,12 @@ export const filesSettings = {
     "Largest accepted text form field (YARA rules), in bytes.",
     { min: 1 },
   ),
+  uploadMemoryMax: integer(
+    "UPLOAD_MEMORY_MAX",
+    0,
+    "Uploads of at most this many bytes (by Content-Length) are kept in memory instead of a temp file, for the routes that work on bytes (thumbnails); 0 (the default: measured slower, see docs/benchmarks.md) turns it off.",
+    { min: 0 },
+  ),
   tmpDir: text(
     "FILES_TMP_DIR",
     path.join(os.tmpdir(), "loupe-files"),

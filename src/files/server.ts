@@ -59,6 +59,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     maxFileSize: config.maxFileSize,
     maxFieldSize: config.maxFieldSize,
     tmpDir: config.tmpDir,
+    memoryMax: config.uploadMemoryMax,
   };
   const processors = opts.processors ?? createProcessors(config, opts.managedClamd);
   app.addHook("onClose", async () => {
@@ -224,8 +225,9 @@ function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits):
       },
     },
     async (req, reply) => {
-      const upload = await receiveUpload(req, limits, { hash: false });
-      const png = await decodeSlot(() => thumbnails.run(upload.file.path, req.query));
+      // Within UPLOAD_MEMORY_MAX (off by default) the image goes to the thumbnail process as bytes.
+      const { file } = await receiveUpload(req, limits, { hash: false, memory: true });
+      const png = await decodeSlot(() => thumbnails.run(file.bytes ?? file.path, req.query));
       return reply.type("image/png").send(png);
     },
   );

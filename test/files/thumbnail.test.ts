@@ -230,6 +230,33 @@ describe("POST /converter/thumbnail", () => {
     assert.deepEqual(await waitForNoLeftovers(server), []);
   });
 
+  it("with UPLOAD_MEMORY_MAX, sends small images to the thumbnail process as bytes: the same PNGs", async () => {
+    const inMemory = await startFilesServer({ MAX_IMAGE_PIXELS: "50000000", UPLOAD_MEMORY_MAX: "1048576" });
+    try {
+      const svg = Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30" fill="red"/></svg>',
+      );
+      const images: Array<[Buffer, string]> = [
+        [await solid(120, 80).jpeg().toBuffer(), "x.jpg"],
+        [bmp24(64, 48, [10, 200, 30]), "x.bmp"],
+        [svg, "x.svg"],
+      ];
+      for (const [bytes, name] of images) {
+        const query = "width=50&height=50&strategy=pad&color=white";
+        const fromFile = await okPng(await thumb(bytes, query, name));
+        const fromBytes = await okPng(
+          await postFile(`${inMemory.url}/converter/thumbnail?${query}`, bytes, name),
+        );
+        assert.ok(fromBytes.equals(fromFile), `${name}: same PNG from bytes as from a temp file`);
+      }
+      const empty = await postFile(`${inMemory.url}/converter/thumbnail`, Buffer.alloc(0), "empty.png");
+      assert.equal(empty.status, 400);
+      assert.equal((await json(empty)).code, "unsupported_image");
+    } finally {
+      await inMemory.close();
+    }
+  });
+
   it("honours MAX_IMAGE_PIXELS", async () => {
     const small = await startFilesServer({ MAX_IMAGE_PIXELS: "1000" });
     try {

@@ -5,6 +5,7 @@
  */
 import { open } from "node:fs/promises";
 import { decode } from "bmp-ts";
+import { decodeBmp24 } from "./bmp24.ts";
 import type { Size } from "./geometry.ts";
 
 /** The BITMAPFILEHEADER (14 bytes) plus the start of any DIB header: enough for the dimensions. */
@@ -46,8 +47,11 @@ export interface RawImage {
   height: number;
 }
 
-/** Decodes a whole BMP to RGBA (CPU-bound: run it in a worker thread). Throws on malformed data. */
+/** Decodes a whole BMP to RGBA (CPU-bound: run it in a thumbnail process). Throws on malformed data. */
 export function decodeBmp(bytes: Buffer): RawImage {
+  const knownHeader = bytes.length >= HEADER_BYTES && DECODABLE_DIB_SIZES.has(bytes.readUInt32LE(14));
+  const fast = knownHeader ? decodeBmp24(bytes) : null;
+  if (fast) return fast;
   const bmp = decode(bytes, { toRGBA: true });
   if (bmp.data.length < bmp.width * bmp.height * 4) throw new Error("truncated BMP pixel data");
   makeOpaqueWhenAlphaUnused(bmp.data);

@@ -4,6 +4,7 @@
  * crash; here, either costs this process and one request, never the files service.
  */
 import sharp from "sharp";
+import { bufferView } from "../../common/bytes.ts";
 import { HttpError } from "../../common/errors.ts";
 import type { ThumbnailLimits } from "./limits.ts";
 import { makeThumbnail, type ThumbnailRequest } from "./thumbnail.ts";
@@ -22,7 +23,7 @@ export type ChildAnswer =
 sharp.cache(false); // Inputs are one-off temp files: caching them only costs memory.
 // One thumbnail at a time per process: libvips may still use several threads for it.
 process.on("message", (task: ChildTask) => {
-  const input = typeof task.input === "string" ? task.input : Buffer.from(task.input);
+  const input = typeof task.input === "string" ? task.input : bufferView(task.input);
   makeThumbnail(input, task.req, task.limits).then(
     (png) => reply({ ok: true, png }),
     (err: unknown) => reply(toAnswer(err)),

@@ -4,6 +4,7 @@
  * its process) and one that dies takes only its own request. Idle children exit after a while.
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { bufferView } from "../../common/bytes.ts";
 import { badRequest, HttpError } from "../../common/errors.ts";
 import type { ThumbnailLimits } from "./limits.ts";
 import { thumbnailTimeout } from "./limits.ts";
@@ -133,7 +134,7 @@ function runOnChild(
       done(() => reject(thumbnailTimeout(task.limits.timeoutMs)));
     }, task.limits.timeoutMs + KILL_GRACE_MS);
     const onMessage = (answer: ChildAnswer) =>
-      done(() => (answer.ok ? resolve(Buffer.from(answer.png)) : reject(toError(answer))));
+      done(() => (answer.ok ? resolve(bufferView(answer.png)) : reject(toError(answer))));
     const onExit = (code: number | null, signal: string | null) => done(() => reject(crashed(code, signal)));
     child.on("message", onMessage);
     child.on("exit", onExit);

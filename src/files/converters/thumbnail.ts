@@ -2,15 +2,16 @@
  * Image thumbnails with sharp (libvips): EXIF orientation first, first frame of animations,
  * Pillow ImageOps strategies, PNG out. Pixel limits are checked from the header before decoding,
  * so a decompression bomb is refused in milliseconds. The service calls this in a child process
- * (thumbnail-pool.ts), where a decoder that hangs or crashes costs one request.
+ * (thumbnail-pool.ts), where a decoder that hangs or crashes costs one request, and a BMP decode
+ * (JavaScript, on the calling thread) can be ended with its process.
  */
 import { readFile } from "node:fs/promises";
 import colorString from "color-string";
 import sharp, { type Metadata, type Sharp } from "sharp";
 import { Type } from "typebox";
+import { bufferView } from "../../common/bytes.ts";
 import { badRequest, HttpError } from "../../common/errors.ts";
-import { readBmpHeader } from "./bmp.ts";
-import { decodeBmpInWorker } from "./bmp-decoder.ts";
+import { decodeBmp, readBmpHeader } from "./bmp.ts";
 import { containSize, outputSize, padOffsets, type Size, STRATEGIES, type Strategy } from "./geometry.ts";
 import { checkDimensions, type ThumbnailLimits, thumbnailTimeout } from "./limits.ts";
 
@@ -186,7 +187,11 @@ async function openImage(
   return { input: source, size, maxPixels: limits.maxImagePixels, ...(grey ? { grey } : {}) };
 }
 
-/** libvips has no BMP loader: BMPs are decoded to raw pixels in a worker; anything else stays unsupported. */
+/**
+ * libvips has no BMP loader: BMPs are decoded to raw pixels here, on the calling thread, which is
+ * a thumbnail process's own (the pool kills one still busy past the deadline); anything else
+ * stays unsupported.
+ */
 async function openBmp(
   input: string | Buffer,
   limits: ThumbnailLimits,
@@ -197,9 +202,25 @@ async function openBmp(
   if (!header) throw unsupported;
   if (header.kind === "undecodable") throw badRequest("unsupported_image", `${header.reason}.`);
   checkDimensions(header.size, limits, "BMP");
-  const pixels = await decodeBmpInWorker(input, header.size, deadline, limits.timeoutMs ?? 0);
+  const pixels = decodeBmpPixels(typeof input === "string" ? await readFile(input) : input, header.size);
+  if (deadline.aborted) throw thumbnailTimeout(limits.timeoutMs ?? 0);
   const raw = { ...header.size, channels: 4 } as const;
   return { input: pixels, raw, size: header.size, maxPixels: limits.maxImagePixels };
+}
+
+/** RGBA pixels of a BMP whose header gave `size`; 400 when malformed. */
+function decodeBmpPixels(bytes: Buffer, size: Size): Buffer {
+  let data: Uint8Array;
+  try {
+    data = decodeBmp(bytes).data;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw badRequest("corrupt_image", `The BMP decoder failed on this image: ${message}`);
+  }
+  if (data.byteLength !== size.width * size.height * 4) {
+    throw badRequest("corrupt_image", "The BMP decoder returned pixels of another size than its header's.");
+  }
+  return bufferView(data);
 }
 
 async function readHeader(input: string | Buffer): Promise<Metadata> {
@@ -226,7 +247,8 @@ function classifySharpError(err: unknown, timeoutMs = 0): HttpError {
   if (err instanceof HttpError) return err;
   const message = err instanceof Error ? err.message : String(err);
   if (/timeout: \d+% complete/.test(message)) return thumbnailTimeout(timeoutMs);
-  if (/unsupported image format|bad seek|heif: Unsupported/i.test(message)) {
+  // An empty upload reads as "unsupported" from a file and as "empty" from bytes: the same answer.
+  if (/unsupported image format|bad seek|heif: Unsupported|Input Buffer is empty/i.test(message)) {
     return badRequest(
       "unsupported_image",
       "The file is not an image in a supported format (JPEG, PNG, GIF, WebP, TIFF, AVIF/HEIF, SVG, BMP).",
