@@ -316,8 +316,11 @@ class TeeStream extends Transform {
       done(null, chunk);
       return;
     }
-    // A tap destroyed mid-write may never call back: its 'close' lets the upload go on.
+    // A tap destroyed mid-write may call back late, or never: whichever comes first goes on.
+    let called = false;
     const next = () => {
+      if (called) return;
+      called = true;
       tap.off("close", next);
       done(null, chunk);
     };

@@ -9,10 +9,13 @@ export type ClamdAddress = { socket: string } | { host: string; port: number };
 
 export class ClamdError extends Error {
   readonly short: "engine_unavailable" | "timeout" | "engine_error" | "too_large";
-  constructor(short: ClamdError["short"], message: string) {
+  /** The socket error's code, when the connection failed. */
+  readonly code: string | undefined;
+  constructor(short: ClamdError["short"], message: string, code?: string) {
     super(message);
     this.name = "ClamdError";
     this.short = short;
+    this.code = code;
   }
 }
 
@@ -129,6 +132,6 @@ export class ClamdConnection {
         `clamd is not reachable at ${describeAddress(this.address)} (${err.code})`,
       );
     }
-    return new ClamdError("engine_error", `clamd connection failed: ${err.message}`);
+    return new ClamdError("engine_error", `clamd connection failed: ${err.message}`, err.code);
   }
 }

@@ -8,6 +8,8 @@
 import { Writable } from "node:stream";
 import { type ClamdAddress, ClamdConnection, ClamdError } from "./connection.ts";
 
+const PING_TIMEOUT_MS = 1500;
+
 export type ScanVerdict = { infected: false } | { infected: true; signature: string };
 
 export interface InstreamLimits {
@@ -27,7 +29,7 @@ export class InstreamSession extends Writable {
     // Finishing the writes is not the end of the session: the verdict is still to come.
     super({ decodeStrings: true, autoDestroy: false });
     this.connection = new ClamdConnection(address, "INSTREAM", limits.timeoutMs);
-    this.verdict = this.connection.reply.then(parseScanReply);
+    this.verdict = this.connection.reply.then(parseScanReply, (err) => explainClosed(address, err));
     this.verdict.catch(() => undefined); // read by the caller; never an unhandled rejection
     const streamMs = limits.streamTimeoutMs ?? 0;
     if (streamMs > 0) {
@@ -71,6 +73,25 @@ export class InstreamSession extends Writable {
     this.connection.abort(new ClamdError("engine_error", "The scan was abandoned before its end."));
     done();
   }
+}
+
+/**
+ * clamd answers "INSTREAM size limit exceeded" and closes the connection; a write racing that
+ * close fails (EPIPE) and the answer is lost with the socket. A clamd that still answers PING
+ * closed on purpose: the file was over its StreamMaxLength.
+ */
+async function explainClosed(address: ClamdAddress, err: unknown): Promise<never> {
+  const peerClosed = err instanceof ClamdError && (err.code === "EPIPE" || err.code === "ECONNRESET");
+  if (!peerClosed) throw err;
+  const alive = await new ClamdConnection(address, "PING", PING_TIMEOUT_MS)
+    .awaitReply()
+    .then((reply) => reply === "PONG")
+    .catch(() => false);
+  if (!alive) throw err;
+  throw new ClamdError(
+    "too_large",
+    "clamd refused the file: it closed the stream before its end, as it does past its StreamMaxLength",
+  );
 }
 
 /** `stream: OK`, `stream: <name> FOUND`, or `… ERROR`. */
