@@ -93,6 +93,9 @@ class RawUpload {
   }
 }
 
+const filesServerOn = (clamd: TestClamd, env: Record<string, string>) =>
+  startFilesServer({ CLAMD_SOCKET: "socket" in clamd.address ? clamd.address.socket : "", ...env });
+
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("antivirus streamed to clamd while the upload arrives", {
@@ -103,11 +106,7 @@ describe("antivirus streamed to clamd while the upload arrives", {
   let idleSockets: number;
   before(async () => {
     clamd = await startTestClamd(CLAMD_LIMIT);
-    server = await startFilesServer({
-      CLAMD_SOCKET: "socket" in clamd.address ? clamd.address.socket : "",
-      MAX_FILE_SIZE: String(MAX_FILE_SIZE),
-      SCAN_TIMEOUT_MS: "30000",
-    });
+    server = await filesServerOn(clamd, { MAX_FILE_SIZE: String(MAX_FILE_SIZE), SCAN_TIMEOUT_MS: "30000" });
     idleSockets = await clamdSockets(clamd);
   });
   after(async () => {
@@ -182,16 +181,6 @@ describe("antivirus streamed to clamd while the upload arrives", {
     assert.equal((await entryOf(EICAR)).analysis.infected, true);
   });
 
-  it("answers 400 file_too_large past MAX_FILE_SIZE and closes the clamd session", async () => {
-    const res = await postFile(`${server.url}/analyzer/antivirus`, Buffer.alloc(MAX_FILE_SIZE + 1, 1));
-    assert.equal(res.status, 400);
-    const body = await json(res);
-    assert.equal(body.code, "file_too_large");
-    assert.match(body.detail, new RegExp(`${MAX_FILE_SIZE} bytes`));
-    assert.equal(await clamdIdle(), idleSockets);
-    assert.deepEqual(await waitForNoLeftovers(server), []);
-  });
-
   it("reports a file over clamd's StreamMaxLength as too_large in the entry, as before", async () => {
     const entry = await entryOf(Buffer.alloc(CLAMD_LIMIT + 3_000_000, 2), "over.bin");
     assert.equal(entry.success, false);
@@ -212,15 +201,14 @@ describe("antivirus streamed to clamd while the upload arrives", {
   });
 });
 
-describe("a slow client cannot hold a clamd connection", { skip: skipUnlessCommands("clamd") }, () => {
+describe("limits while streaming: size, slow and silent clients", {
+  skip: skipUnlessCommands("clamd"),
+}, () => {
   let clamd: TestClamd;
   let idleSockets: number;
   const servers: TestFilesServer[] = [];
   const serverWith = async (env: Record<string, string>) => {
-    const server = await startFilesServer({
-      CLAMD_SOCKET: "socket" in clamd.address ? clamd.address.socket : "",
-      ...env,
-    });
+    const server = await filesServerOn(clamd, env);
     servers.push(server);
     return server;
   };
@@ -231,6 +219,24 @@ describe("a slow client cannot hold a clamd connection", { skip: skipUnlessComma
   after(async () => {
     for (const server of servers) await server.close();
     await clamd?.stop();
+  });
+
+  it("answers 400 file_too_large past MAX_FILE_SIZE and closes the clamd session", async () => {
+    const limit = 1_000_000;
+    const server = await serverWith({ MAX_FILE_SIZE: String(limit) });
+    const res = await postFile(`${server.url}/analyzer/antivirus`, Buffer.alloc(limit + 500_000, 1));
+    assert.equal(res.status, 400);
+    const body = await json(res);
+    assert.equal(body.code, "file_too_large");
+    assert.match(body.detail, new RegExp(`${limit} bytes`));
+    assert.equal(
+      await eventually(
+        () => clamdSockets(clamd),
+        (n) => n === idleSockets,
+      ),
+      idleSockets,
+    );
+    assert.deepEqual(await waitForNoLeftovers(server), []);
   });
 
   it("past CLAMD_STREAM_TIMEOUT_MS the clamd session ends, the upload is still read, and the entry says timeout", async () => {
