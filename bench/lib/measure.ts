@@ -1,4 +1,5 @@
 /** Small measuring tools shared by the benchmarks: timed concurrent runs, percentiles, RSS sampling. */
+import { readFileSync } from "node:fs";
 
 export interface RunStats {
   count: number;
@@ -47,4 +48,10 @@ export { fmt, memoryOf } from "../../test/helpers/process-memory.ts";
 
 export function printTable(rows: Array<Record<string, string | number>>): void {
   console.table(rows);
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux; 10 ms ticks). */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -210,6 +210,12 @@ export const filesSettings = {
   scanTimeoutMs: integer("SCAN_TIMEOUT_MS", 60_000, "Time limit of one antivirus or YARA scan, in ms.", {
     min: 1,
   }),
+  clamdStreamTimeoutMs: integer(
+    "CLAMD_STREAM_TIMEOUT_MS",
+    300_000,
+    "Longest an upload may take to stream into clamd (0 = bounded only by the HTTP timeouts).",
+    { min: 0 },
+  ),
   tikaUrl: optionalText("TIKA_URL", "Optional Apache Tika server used for formats Loupe cannot read itself."),
   tikaTimeoutMs: integer("TIKA_TIMEOUT_MS", 60_000, "Time limit of one Tika request, in ms.", { min: 1 }),
   ocr: flag("OCR", false, "OCR images and PDF pages without text with tesseract."),

@@ -3,7 +3,7 @@
  * converter, and a health check that reports each engine's readiness.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyBaseLogger } from "fastify";
+import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 import pLimit from "p-limit";
 import sharp from "sharp";
 import { Type } from "typebox";
@@ -22,11 +22,13 @@ import { mandolinAliases } from "./processors/mandolin.ts";
 import {
   type EngineStatus,
   type Processor,
+  type ProcessorContext,
   ProcessorFailure,
   type ProcessorOutput,
+  type StreamingRun,
 } from "./processors/processor.ts";
 import { createProcessors } from "./processors/registry.ts";
-import { installUploads, receiveUpload, type UploadLimits } from "./upload.ts";
+import { installUploads, receiveUpload, type Upload, type UploadLimits } from "./upload.ts";
 
 const ErrorSchema = Type.Object({ detail: Type.String(), code: Type.String() });
 const fileField = Type.String({ format: "binary", description: "The file to analyse." });
@@ -136,13 +138,16 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
       },
     },
     async (req) => {
-      const upload = await receiveUpload(req, limits, { hash: processor.needsHashes !== false });
       const controller = new AbortController();
+      const ctx = { log: req.log, signal: controller.signal };
+      const { upload, streaming } = await receiveForProcessor(req, processor, limits, ctx);
       req.raw.once("close", () => controller.abort());
       const started = performance.now();
       let output: ProcessorOutput;
       try {
-        output = await processor.run(upload.file, upload.fields, { log: req.log, signal: controller.signal });
+        output = streaming
+          ? await streaming.finish(upload.file)
+          : await processor.run(upload.file, upload.fields, ctx);
       } catch (err) {
         if (err instanceof HttpError) throw err;
         const failure = err instanceof ProcessorFailure ? err : unexpectedFailure(req.log, processor, err);
@@ -167,6 +172,30 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
       };
     },
   );
+}
+
+/** The upload, fed to the processor while it arrives when the processor can work that way. */
+async function receiveForProcessor(
+  req: FastifyRequest,
+  processor: Processor,
+  limits: UploadLimits,
+  ctx: ProcessorContext,
+): Promise<{ upload: Upload; streaming: StreamingRun | undefined }> {
+  let streaming: StreamingRun | undefined;
+  const startRun = processor.startRun?.bind(processor);
+  const tap =
+    startRun &&
+    (() => {
+      streaming = startRun(ctx);
+      return streaming.sink;
+    });
+  try {
+    const upload = await receiveUpload(req, limits, { hash: processor.needsHashes !== false, tap });
+    return { upload, streaming };
+  } catch (err) {
+    streaming?.sink.destroy();
+    throw err;
+  }
 }
 
 function unexpectedFailure(log: FastifyBaseLogger, processor: Processor, err: unknown): ProcessorFailure {

@@ -9,7 +9,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, readdir, rm, unlink } from "node:fs/promises";
 import path from "node:path";
-import { Transform, type TransformCallback } from "node:stream";
+import { Transform, type TransformCallback, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import type { FastifyRequest } from "fastify";
@@ -43,6 +43,13 @@ export interface InMemoryFile extends Omit<UploadedFile, "path" | "bytes"> {
   path?: undefined;
   bytes: Buffer;
 }
+
+/**
+ * Asked for when the file part begins: a second destination of the bytes, written as they arrive
+ * (before they reach the temp file), so work on them runs while the upload is still coming in.
+ * It is destroyed if the upload fails or passes the size limit.
+ */
+export type UploadTap = () => Writable;
 
 export interface Upload<F = UploadedFile> {
   file: F;
@@ -133,7 +140,7 @@ async function sweepDeadProcessFolders(parent: string): Promise<void> {
 export function receiveUpload(
   req: FastifyRequest,
   limits: UploadLimits,
-  opts: { hash: boolean; memory?: false },
+  opts: { hash: boolean; memory?: false; tap?: UploadTap },
 ): Promise<Upload>;
 export function receiveUpload(
   req: FastifyRequest,
@@ -143,18 +150,23 @@ export function receiveUpload(
 export function receiveUpload(
   req: FastifyRequest,
   limits: UploadLimits,
-  opts: { hash: boolean; memory?: boolean },
+  opts: { hash: boolean; memory?: boolean; tap?: UploadTap },
 ): Promise<Upload<UploadedFile | InMemoryFile>> {
   const length = Number(req.headers["content-length"]);
   const inMemory = opts.memory === true && length > 0 && length <= (limits.memoryMax ?? 0);
-  return readMultipart(req, limits, opts.hash, inMemory);
+  return readMultipart(req, limits, { hash: opts.hash, inMemory, tap: opts.tap });
+}
+
+interface ReadOptions {
+  hash: boolean;
+  inMemory: boolean;
+  tap: UploadTap | undefined;
 }
 
 async function readMultipart(
   req: FastifyRequest,
   limits: UploadLimits,
-  hash: boolean,
-  inMemory: boolean,
+  opts: ReadOptions,
 ): Promise<Upload<UploadedFile | InMemoryFile>> {
   if (!req.isMultipart()) {
     throw badRequest(
@@ -190,9 +202,10 @@ async function readMultipart(
         filename: cleanFilename(part.filename),
         declaredType: part.mimetype || DEFAULT_TYPE,
       };
-      file = inMemory
-        ? { ...described, ...(await readToMemory(part.file, hash)) }
-        : { ...described, ...(await saveToTempFile(req, part.file, limits, hash)) };
+      file =
+        opts.inMemory && !opts.tap
+          ? { ...described, ...(await readToMemory(part.file, opts.hash)) }
+          : { ...described, ...(await saveToTempFile(req, part.file, limits, opts)) };
     }
   } catch (err) {
     throw translateMultipartError(err, limits);
@@ -210,13 +223,26 @@ async function saveToTempFile(
   req: FastifyRequest,
   source: NodeJS.ReadableStream,
   limits: UploadLimits,
-  hash: boolean,
+  opts: Pick<ReadOptions, "hash" | "tap">,
 ): Promise<Received<UploadedFile>> {
   const tempPath = path.join(limits.tmpDir, randomUUID());
   req.tempFiles ??= [];
   req.tempFiles.push(tempPath);
-  const counter = hash ? new HashingStream() : new CountingStream();
-  await pipeline(source, counter, createWriteStream(tempPath, { flags: "wx", mode: 0o600 }));
+  const counter = opts.hash ? new HashingStream() : new CountingStream();
+  const toDisk = createWriteStream(tempPath, { flags: "wx", mode: 0o600 });
+  if (!opts.tap) {
+    await pipeline(source, counter, toDisk);
+    return { path: tempPath, ...counted(counter) };
+  }
+  const tap = opts.tap();
+  // Past the size limit the part is cut short: what the tap received is not the file.
+  source.once("limit", () => tap.destroy());
+  try {
+    await pipeline(source, counter, new TeeStream(tap), toDisk);
+  } catch (err) {
+    tap.destroy();
+    throw err;
+  }
   return { path: tempPath, ...counted(counter) };
 }
 
@@ -273,6 +299,38 @@ class CountingStream extends Transform {
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.size += chunk.length;
     done(null, chunk);
+  }
+}
+
+/** Passes each chunk on once `tap` has taken it too: the slower of the two sets the pace. */
+class TeeStream extends Transform {
+  private readonly tap: Writable;
+  constructor(tap: Writable) {
+    super();
+    this.tap = tap;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    const tap = this.tap;
+    if (tap.destroyed || tap.writableEnded) {
+      done(null, chunk);
+      return;
+    }
+    // A tap destroyed mid-write may call back late, or never: whichever comes first goes on.
+    let called = false;
+    const next = () => {
+      if (called) return;
+      called = true;
+      tap.off("close", next);
+      done(null, chunk);
+    };
+    tap.once("close", next);
+    tap.write(chunk, next);
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (!this.tap.destroyed) this.tap.end();
+    done();
   }
 }
 

@@ -1,10 +1,24 @@
-/** `POST /analyzer/antivirus`: the file streamed to clamd (INSTREAM); the verdict, never a 5xx. */
+/**
+ * `POST /analyzer/antivirus`: the upload streamed to clamd (INSTREAM) while it arrives, beside its
+ * temp file (kept for the sha256 of an infected file); the verdict, never a 5xx. Other routes
+ * (`/analyzer/all`) scan the saved file.
+ */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { Type } from "typebox";
-import { type ClamdAddress, ClamdError, describeAddress, ping, scanFile, version } from "../clamd/client.ts";
+import {
+  type ClamdAddress,
+  ClamdError,
+  describeAddress,
+  InstreamSession,
+  ping,
+  type ScanVerdict,
+  scanFile,
+  version,
+} from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
-import { type Processor, ProcessorFailure } from "./processor.ts";
+import type { UploadedFile } from "../upload.ts";
+import { type Processor, ProcessorFailure, type ProcessorOutput, type StreamingRun } from "./processor.ts";
 import { antivirusAnalysis } from "./schemas.ts";
 
 const PING_TIMEOUT_MS = 1500;
@@ -16,6 +30,46 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest("hex");
 }
 
+/** The entry for a scan's verdict; `file` is complete on disk by then. */
+async function answer(
+  clamd: ClamdAddress,
+  scan: Promise<ScanVerdict>,
+  file: UploadedFile,
+): Promise<ProcessorOutput> {
+  try {
+    const verdict = await scan;
+    if (!verdict.infected) {
+      return {
+        content: null,
+        metadata: null,
+        analysis: { infected: false, description: null, filename: file.filename, extra: null },
+      };
+    }
+    const engine = await version(clamd, PING_TIMEOUT_MS).catch(() => ({
+      engine: "ClamAV",
+      database: null,
+    }));
+    return {
+      content: null,
+      metadata: null,
+      analysis: {
+        infected: true,
+        description: verdict.signature,
+        filename: file.filename,
+        extra: {
+          engine: engine.engine,
+          database: engine.database,
+          signature: verdict.signature,
+          sha256: await sha256Of(file.path),
+        },
+      },
+    };
+  } catch (err) {
+    if (err instanceof ClamdError) throw new ProcessorFailure(err.short, err.message);
+    throw err;
+  }
+}
+
 /** The clamd to use: CLAMD_SOCKET, else CLAMD_HOST/CLAMD_PORT, else the one Loupe runs itself. */
 export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): ClamdAddress | undefined {
   if (config.clamdSocket) return { socket: config.clamdSocket };
@@ -24,6 +78,13 @@ export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): Cl
 }
 
 export function createAntivirusProcessor(config: FilesConfig, clamd: ClamdAddress | undefined): Processor {
+  const startRun = (address: ClamdAddress): StreamingRun => {
+    const session = new InstreamSession(address, {
+      timeoutMs: config.scanTimeoutMs,
+      streamTimeoutMs: config.clamdStreamTimeoutMs,
+    });
+    return { sink: session, finish: (file) => answer(address, session.verdict, file) };
+  };
   return {
     name: "antivirus",
     url: "https://www.clamav.net/",
@@ -32,6 +93,8 @@ export function createAntivirusProcessor(config: FilesConfig, clamd: ClamdAddres
     fields: Type.Object({}),
     metadataSchema: Type.Null(),
     analysisSchema: antivirusAnalysis,
+    // Without clamd there is nothing to stream to: `run` answers why, once the upload is in.
+    ...(clamd ? { startRun: () => startRun(clamd) } : {}),
     async run(file) {
       if (!clamd) {
         throw new ProcessorFailure(
@@ -39,38 +102,7 @@ export function createAntivirusProcessor(config: FilesConfig, clamd: ClamdAddres
           "No clamd is configured: set CLAMD_SOCKET or CLAMD_HOST, or install clamav-daemon so Loupe runs its own.",
         );
       }
-      try {
-        const verdict = await scanFile(clamd, file.path, config.scanTimeoutMs);
-        if (!verdict.infected) {
-          return {
-            content: null,
-            metadata: null,
-            analysis: { infected: false, description: null, filename: file.filename, extra: null },
-          };
-        }
-        const engine = await version(clamd, PING_TIMEOUT_MS).catch(() => ({
-          engine: "ClamAV",
-          database: null,
-        }));
-        return {
-          content: null,
-          metadata: null,
-          analysis: {
-            infected: true,
-            description: verdict.signature,
-            filename: file.filename,
-            extra: {
-              engine: engine.engine,
-              database: engine.database,
-              signature: verdict.signature,
-              sha256: await sha256Of(file.path),
-            },
-          },
-        };
-      } catch (err) {
-        if (err instanceof ClamdError) throw new ProcessorFailure(err.short, err.message);
-        throw err;
-      }
+      return answer(clamd, scanFile(clamd, file.path, config.scanTimeoutMs), file);
     },
     async engines() {
       if (!clamd) return { clamd: { ready: false, detail: "not configured" } };

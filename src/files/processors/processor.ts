@@ -3,6 +3,7 @@
  * an entry of the analysis result. The server builds one route per processor from the registry.
  */
 
+import type { Writable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import { type TObject, type TSchema, Type } from "typebox";
 import type { UploadedFile } from "../upload.ts";
@@ -18,6 +19,14 @@ export interface ProcessorContext {
   log: FastifyBaseLogger;
   /** Aborted when the client goes away: long work should stop. */
   signal: AbortSignal;
+}
+
+/** Work fed with an upload's bytes while they arrive (see `Processor.startRun`). */
+export interface StreamingRun {
+  /** Receives the file's bytes; destroyed if the upload fails. */
+  sink: Writable;
+  /** The output, once the upload is complete and saved (`file.path` holds all of it then). */
+  finish(file: UploadedFile): Promise<ProcessorOutput>;
 }
 
 export interface EngineStatus {
@@ -40,6 +49,11 @@ export interface Processor {
   analysisSchema: TSchema;
   /** Refuses bad fields with an HttpError before any work; runs once the upload is saved. */
   run(file: UploadedFile, fields: Record<string, string>, ctx: ProcessorContext): Promise<ProcessorOutput>;
+  /**
+   * Its own route may instead start the work when the file begins to arrive (fields are not read
+   * then): the bytes are written to `sink` as they come, beside the temp file.
+   */
+  startRun?(ctx: ProcessorContext): StreamingRun;
   /** Engines behind the processor and whether they can work now (shown by `GET /`). */
   engines(): Promise<Record<string, EngineStatus>>;
   /** Releases what the processor holds (worker pools, child processes). */
