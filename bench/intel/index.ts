@@ -1,8 +1,12 @@
 /**
  * Intel: cached 200 answers per second and p99 for a root with 50 neighbours and 20 events, on
  * SQLite and PostgreSQL, beside a trivial route of the same server; then the latency from
- * enqueue to 200 with 10 vendors answering in 200 ms each (parallel fan-out, not sequential).
+ * enqueue to 200 with 10 vendors answering in 200 ms each (parallel fan-out, not sequential); then
+ * lookups per second with 1 and 2 worker processes on vendor-bound load. Rounds alternate the
+ * trivial and the cached route, and each phase reports CPU time per answer (the server's, and its
+ * PostgreSQL backends'): on a shared machine that moves less than req/s.
  */
+import pg from "pg";
 import { request } from "undici";
 import { readCommonConfig } from "../../src/common/config.ts";
 import { createLogger } from "../../src/common/logger.ts";
@@ -17,11 +21,16 @@ import { saveFragment } from "../../src/intel/store/graph.ts";
 import { newId, nowIso } from "../../src/intel/store/time.ts";
 import { startFakeVirusTotal, VT_KEY } from "../../test/helpers/fake-virustotal.ts";
 import { type DbKind, freshDatabase, postgresSkipReason } from "../../test/helpers/intel-server.ts";
+import { cpuDuring, loadavg } from "../lib/cpu.ts";
 import { fmt, percentiles } from "../lib/measure.ts";
-import { startChildServer } from "../lib/server.ts";
+import { type ChildServer, startChildServer } from "../lib/server.ts";
+import { workersScaling } from "../lib/workers.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 32;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The server's PostgreSQL connections carry this name: their backends' CPU is counted. */
+const APP_NAME = "bench-intel-server";
 const ROOT = { superType: "OBSERVABLE", type: "DOMAIN", name: "bench.example.org" };
 
 async function seed(url: string): Promise<string> {
@@ -85,7 +94,20 @@ async function seed(url: string): Promise<string> {
   }
 }
 
-async function load(url: string, init: { method: string; headers?: Record<string, string>; body?: string }) {
+interface Phase {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** CPU time per answer: the server process's, and its PostgreSQL backends' (0 on SQLite). */
+  serverCpuUs: number;
+  databaseCpuUs: number;
+}
+
+async function load(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string },
+): Promise<Omit<Phase, "serverCpuUs" | "databaseCpuUs">> {
   const latencies: number[] = [];
   let errors = 0;
   const until = performance.now() + SECONDS * 1000;
@@ -103,13 +125,58 @@ async function load(url: string, init: { method: string; headers?: Record<string
   return { perSecond: latencies.length / SECONDS, ...percentiles(latencies), errors };
 }
 
+/** The PostgreSQL backends serving connections named `name` (none on SQLite). */
+async function backendsOf(url: string, name: string): Promise<number[]> {
+  if (!url.startsWith("postgres")) return [];
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      "select pid from pg_stat_activity where datname = current_database() and application_name = $1",
+      [name],
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+async function measured(
+  server: ChildServer,
+  dbUrl: string,
+  run: () => ReturnType<typeof load>,
+): Promise<Phase> {
+  const server_ = await cpuDuring(
+    () => [server.pid],
+    async () => cpuDuring(() => backendsOf(dbUrl, APP_NAME), run),
+  );
+  const stats = server_.result.result;
+  const answers = stats.perSecond * SECONDS;
+  return {
+    ...stats,
+    serverCpuUs: (server_.cpuSeconds * 1e6) / answers,
+    databaseCpuUs: (server_.result.cpuSeconds * 1e6) / answers,
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+function printRound(kind: DbKind, round: number, trivial: Phase, cached: Phase): void {
+  const cpu = (p: Phase) =>
+    `${fmt(p.serverCpuUs, 0)}${p.databaseCpuUs > 0 ? ` + db ${fmt(p.databaseCpuUs, 0)}` : ""} µs CPU`;
+  console.log(
+    `${kind.padEnd(8)} round ${round}: cached 200: ${fmt(cached.perSecond, 0)} req/s, p50 ${fmt(cached.p50)} ms, p99 ${fmt(cached.p99)} ms, ${cpu(cached)} (errors ${cached.errors}) | trivial GET /: ${fmt(trivial.perSecond, 0)} req/s, p99 ${fmt(trivial.p99)} ms, ${cpu(trivial)} | ratio ${fmt(trivial.perSecond / cached.perSecond, 2)}× (load ${loadavg()})`,
+  );
+}
+
 async function cachedAnswers(kind: DbKind): Promise<void> {
   const db = await freshDatabase(kind);
   try {
     const key = await seed(db.url);
+    const serverDbUrl = kind === "postgres" ? withAppName(db.url, APP_NAME) : db.url;
     const server = await startChildServer(
       ["intel", "serve", "--no-worker"],
-      { DATABASE_URL: db.url, INTEL_CONNECTORS: "virustotal", INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0" },
+      { DATABASE_URL: serverDbUrl, INTEL_CONNECTORS: "virustotal", INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0" },
       "/",
       "INTEL_PORT",
     );
@@ -125,10 +192,17 @@ async function cachedAnswers(kind: DbKind): Promise<void> {
       if (check.statusCode !== 200 || doc.entities.length !== 50 || doc.events.length !== 20)
         throw new Error("seed not served");
       await load(`${server.url}/`, { method: "GET" }); // warm-up
-      const trivial = await load(`${server.url}/`, { method: "GET" });
-      const cached = await load(`${server.url}/api/request/`, post);
+      const ratios: number[] = [];
+      const cachedRuns: Phase[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const trivial = await measured(server, db.url, () => load(`${server.url}/`, { method: "GET" }));
+        const cached = await measured(server, db.url, () => load(`${server.url}/api/request/`, post));
+        printRound(kind, round, trivial, cached);
+        ratios.push(trivial.perSecond / cached.perSecond);
+        cachedRuns.push(cached);
+      }
       console.log(
-        `${kind.padEnd(8)} cached 200: ${fmt(cached.perSecond, 0)} req/s, p50 ${fmt(cached.p50)} ms, p99 ${fmt(cached.p99)} ms (errors ${cached.errors}) | trivial GET /: ${fmt(trivial.perSecond, 0)} req/s, p99 ${fmt(trivial.p99)} ms | ratio ${fmt(trivial.perSecond / cached.perSecond, 2)}×`,
+        `${kind.padEnd(8)} median of ${ROUNDS}: cached ${fmt(median(cachedRuns.map((r) => r.perSecond)), 0)} req/s, p99 ${fmt(median(cachedRuns.map((r) => r.p99)))} ms, ratio ${fmt(median(ratios), 2)}× (target ${kind === "sqlite" ? "3" : "4"}×, p99 ≤ 50 ms)`,
       );
     } finally {
       await server.stop();
@@ -137,6 +211,12 @@ async function cachedAnswers(kind: DbKind): Promise<void> {
     await db.drop();
   }
 }
+
+const withAppName = (url: string, name: string) => {
+  const u = new URL(url);
+  u.searchParams.set("application_name", name);
+  return u.toString();
+};
 
 async function fanoutLatency(): Promise<void> {
   const vt = await startFakeVirusTotal({});
@@ -193,8 +273,15 @@ async function fanoutLatency(): Promise<void> {
   }
 }
 
-console.log(`intel benchmark — ${SECONDS} s per measure, ${CONNECTIONS} connections`);
-await cachedAnswers("sqlite");
-if (await postgresSkipReason().catch(() => "unreachable")) console.log("postgres: skipped (not reachable)");
-else await cachedAnswers("postgres");
-await fanoutLatency();
+/** `--cached`, `--fanout`, `--workers` run only those parts (all when none is given). */
+const parts = ["--cached", "--fanout", "--workers"].filter((f) => process.argv.includes(f));
+const runs = (part: string) => parts.length === 0 || parts.includes(part);
+
+console.log(`intel benchmark — ${SECONDS} s per measure, ${ROUNDS} rounds, ${CONNECTIONS} connections`);
+if (runs("--cached")) {
+  await cachedAnswers("sqlite");
+  if (await postgresSkipReason().catch(() => "unreachable")) console.log("postgres: skipped (not reachable)");
+  else await cachedAnswers("postgres");
+}
+if (runs("--fanout")) await fanoutLatency();
+if (runs("--workers")) await workersScaling();
