@@ -141,73 +141,95 @@ async function backendsOf(url: string, name: string): Promise<number[]> {
   }
 }
 
-async function measured(
-  server: ChildServer,
-  dbUrl: string,
-  run: () => ReturnType<typeof load>,
-): Promise<Phase> {
-  const server_ = await cpuDuring(
+async function measured(server: BenchServer, run: () => ReturnType<typeof load>): Promise<Phase> {
+  const backends = () => backendsOf(server.dbUrl, server.appName);
+  const outer = await cpuDuring(
     () => [server.pid],
-    async () => cpuDuring(() => backendsOf(dbUrl, APP_NAME), run),
+    async () => cpuDuring(backends, run),
   );
-  const stats = server_.result.result;
+  const stats = outer.result.result;
   const answers = stats.perSecond * SECONDS;
   return {
     ...stats,
-    serverCpuUs: (server_.cpuSeconds * 1e6) / answers,
-    databaseCpuUs: (server_.result.cpuSeconds * 1e6) / answers,
+    serverCpuUs: (outer.cpuSeconds * 1e6) / answers,
+    databaseCpuUs: (outer.result.cpuSeconds * 1e6) / answers,
   };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-function printRound(kind: DbKind, round: number, trivial: Phase, cached: Phase): void {
-  const cpu = (p: Phase) =>
-    `${fmt(p.serverCpuUs, 0)}${p.databaseCpuUs > 0 ? ` + db ${fmt(p.databaseCpuUs, 0)}` : ""} µs CPU`;
+const cpuText = (p: Phase) =>
+  `${fmt(p.serverCpuUs, 0)}${p.databaseCpuUs > 0 ? ` + db ${fmt(p.databaseCpuUs, 0)}` : ""} µs CPU`;
+
+function printPhase(label: string, cached: Phase, trivial: Phase): void {
   console.log(
-    `${kind.padEnd(8)} round ${round}: cached 200: ${fmt(cached.perSecond, 0)} req/s, p50 ${fmt(cached.p50)} ms, p99 ${fmt(cached.p99)} ms, ${cpu(cached)} (errors ${cached.errors}) | trivial GET /: ${fmt(trivial.perSecond, 0)} req/s, p99 ${fmt(trivial.p99)} ms, ${cpu(trivial)} | ratio ${fmt(trivial.perSecond / cached.perSecond, 2)}× (load ${loadavg()})`,
+    `  ${label.padEnd(16)} cached 200: ${fmt(cached.perSecond, 0)} req/s, p50 ${fmt(cached.p50)} ms, p99 ${fmt(cached.p99)} ms, ${cpuText(cached)} (errors ${cached.errors}) | ratio ${fmt(trivial.perSecond / cached.perSecond, 2)}×, CPU ${fmt((cached.serverCpuUs + cached.databaseCpuUs) / trivial.serverCpuUs, 2)}×`,
   );
 }
 
+/** A server on the seeded database, its PostgreSQL connections named `appName`. */
+type BenchServer = ChildServer & { dbUrl: string; appName: string };
+
+async function startServer(
+  dbUrl: string,
+  appName: string,
+  env: Record<string, string>,
+): Promise<BenchServer> {
+  const url = dbUrl.startsWith("postgres") ? withAppName(dbUrl, appName) : dbUrl;
+  const server = await startChildServer(
+    ["intel", "serve", "--no-worker"],
+    { DATABASE_URL: url, INTEL_CONNECTORS: "virustotal", INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0", ...env },
+    "/",
+    "INTEL_PORT",
+  );
+  return Object.assign(server, { dbUrl, appName });
+}
+
+async function checkSeedServed(url: string, post: Parameters<typeof load>[1]): Promise<void> {
+  const check = await request(`${url}/api/request/`, post);
+  const doc = (await check.body.json()) as { entities: unknown[]; events: unknown[] };
+  if (check.statusCode !== 200 || doc.entities.length !== 50 || doc.events.length !== 20)
+    throw new Error("seed not served");
+}
+
+/**
+ * Rounds alternate the trivial route, the cached answer with the read cache off
+ * (INTEL_READ_CACHE_ENTRIES=0: every read from the database, as before it) and with it on.
+ */
 async function cachedAnswers(kind: DbKind): Promise<void> {
   const db = await freshDatabase(kind);
+  const servers: BenchServer[] = [];
   try {
     const key = await seed(db.url);
-    const serverDbUrl = kind === "postgres" ? withAppName(db.url, APP_NAME) : db.url;
-    const server = await startChildServer(
-      ["intel", "serve", "--no-worker"],
-      { DATABASE_URL: serverDbUrl, INTEL_CONNECTORS: "virustotal", INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0" },
-      "/",
-      "INTEL_PORT",
-    );
-    try {
-      const body = JSON.stringify({ super_type: "OBSERVABLE", type: "DOMAIN", value: ROOT.name });
-      const post = {
-        method: "POST",
-        headers: { authorization: `Token ${key}`, "content-type": "application/json" },
-        body,
-      };
-      const check = await request(`${server.url}/api/request/`, post);
-      const doc = (await check.body.json()) as { entities: unknown[]; events: unknown[] };
-      if (check.statusCode !== 200 || doc.entities.length !== 50 || doc.events.length !== 20)
-        throw new Error("seed not served");
-      await load(`${server.url}/`, { method: "GET" }); // warm-up
-      const ratios: number[] = [];
-      const cachedRuns: Phase[] = [];
-      for (let round = 1; round <= ROUNDS; round++) {
-        const trivial = await measured(server, db.url, () => load(`${server.url}/`, { method: "GET" }));
-        const cached = await measured(server, db.url, () => load(`${server.url}/api/request/`, post));
-        printRound(kind, round, trivial, cached);
-        ratios.push(trivial.perSecond / cached.perSecond);
-        cachedRuns.push(cached);
-      }
+    servers.push(await startServer(db.url, APP_NAME, {}));
+    servers.push(await startServer(db.url, `${APP_NAME}-direct`, { INTEL_READ_CACHE_ENTRIES: "0" }));
+    const [withCache, direct] = servers as [BenchServer, BenchServer];
+    const body = JSON.stringify({ super_type: "OBSERVABLE", type: "DOMAIN", value: ROOT.name });
+    const post = {
+      method: "POST",
+      headers: { authorization: `Token ${key}`, "content-type": "application/json" },
+      body,
+    };
+    for (const s of servers) await checkSeedServed(s.url, post);
+    await load(`${withCache.url}/`, { method: "GET" }); // warm-up
+    const runs: Array<{ trivial: Phase; on: Phase; off: Phase }> = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const trivial = await measured(withCache, () => load(`${withCache.url}/`, { method: "GET" }));
+      const off = await measured(direct, () => load(`${direct.url}/api/request/`, post));
+      const on = await measured(withCache, () => load(`${withCache.url}/api/request/`, post));
       console.log(
-        `${kind.padEnd(8)} median of ${ROUNDS}: cached ${fmt(median(cachedRuns.map((r) => r.perSecond)), 0)} req/s, p99 ${fmt(median(cachedRuns.map((r) => r.p99)))} ms, ratio ${fmt(median(ratios), 2)}× (target ${kind === "sqlite" ? "3" : "4"}×, p99 ≤ 50 ms)`,
+        `${kind} round ${round} (load ${loadavg()}): trivial GET /: ${fmt(trivial.perSecond, 0)} req/s, p99 ${fmt(trivial.p99)} ms, ${cpuText(trivial)}`,
       );
-    } finally {
-      await server.stop();
+      printPhase("read cache off", off, trivial);
+      printPhase("read cache on", on, trivial);
+      runs.push({ trivial, on, off });
     }
+    for (const which of ["off", "on"] as const)
+      console.log(
+        `${kind} median of ${ROUNDS}, read cache ${which}: cached ${fmt(median(runs.map((r) => r[which].perSecond)), 0)} req/s, p99 ${fmt(median(runs.map((r) => r[which].p99)))} ms, ratio ${fmt(median(runs.map((r) => r.trivial.perSecond / r[which].perSecond)), 2)}× (target ${kind === "sqlite" ? "3" : "4"}×, p99 ≤ 50 ms)`,
+      );
   } finally {
+    for (const s of servers) await s.stop();
     await db.drop();
   }
 }

@@ -23,7 +23,7 @@ export async function buildIntelServer(opts: {
   logger: Logger;
 }): Promise<App> {
   const { services } = opts;
-  const auth = tokenAuth(services.store.db);
+  const auth = tokenAuth(services);
   const admin = adminDeps(services);
   // A person signed in to the admin panel may browse the API docs without pasting a key.
   const docsAuth = async (req: FastifyRequest, reply: FastifyReply) => {

@@ -1,5 +1,6 @@
 /**
- * `Authorization: Token <key>` on every /api/ route; inactive users and revoked keys are refused.
+ * `Authorization: Token <key>` on every /api/ route; inactive users and revoked keys are refused
+ * (the key's row comes from the read cache, read again after any commit).
  * The key's hash is kept on the request for the per-key rate limit.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -7,13 +8,14 @@ import { HttpError } from "../../common/errors.ts";
 import { apiKeyHash, authenticateApiKey, type UserRow } from "../services/accounts.ts";
 import type { IntelServices } from "../services/index.ts";
 
-export function tokenAuth(db: IntelServices["store"]["db"]) {
+export function tokenAuth(services: Pick<IntelServices, "store" | "reads">) {
+  const { db } = services.store;
   return async (req: FastifyRequest, _reply: FastifyReply) => {
     const header = req.headers.authorization;
     if (!header)
       throw new HttpError(401, "not_authenticated", "Authentication credentials were not provided.");
     const m = /^Token\s+(\S+)$/i.exec(header);
-    const user = m?.[1] ? await authenticateApiKey(db, m[1]) : undefined;
+    const user = m?.[1] ? await authenticateApiKey(db, m[1], await services.reads.view()) : undefined;
     if (!user) throw new HttpError(401, "invalid_token", "Invalid token.");
     req.user = user;
     // Per-key limits count by the key's hash: the key itself is kept nowhere.

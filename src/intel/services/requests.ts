@@ -79,9 +79,10 @@ export async function askAbout(
 ): Promise<RequestAnswer> {
   const tlp = checkedMarking("tlp", opts.tlp);
   const pap = checkedMarking("pap", opts.pap);
-  const withSets = await configuredVendors(services.store.db);
-  if (typeof opts.force !== "boolean")
-    checkForcedVendors(opts.force, candidates(services.connectors, subject, withSets), services.connectors);
+  // Read only when needed: a stored answer (the common case) does not name vendors.
+  const usable = async () =>
+    candidates(services.connectors, subject, await configuredVendors(services.store.db));
+  if (typeof opts.force !== "boolean") checkForcedVendors(opts.force, await usable(), services.connectors);
   const outcome = await services.requests.submit(subject, { force: opts.force, depth: opts.depth, tlp, pap });
   if (outcome.kind === "done") return { status: 200, json: outcome.json };
   if (outcome.kind === "failed") throw new VendorsFailed(outcome.request, outcome.errors);
@@ -90,6 +91,6 @@ export async function askAbout(
     request: outcome.request,
     location: `/api/request/${outcome.request.id}/`,
     retryAfterSeconds: services.config.retryAfterSeconds,
-    asking: askedIds(outcome.request) ?? candidates(services.connectors, subject, withSets).map((c) => c.id),
+    asking: askedIds(outcome.request) ?? (await usable()).map((c) => c.id),
   };
 }

@@ -140,7 +140,7 @@ export async function markFailed(db: Db, id: string, error: string): Promise<voi
 }
 
 /** The subject's per-vendor outcomes as of its latest finished request (older rows: that request's own). */
-async function storedSources(db: Db, lookup: LookupsTable | undefined): Promise<string> {
+export async function storedSources(db: Db, lookup: LookupsTable | undefined): Promise<string> {
   if (!lookup) return "{}";
   if (lookup.sources != null) return lookup.sources;
   return (await getRequest(db, lookup.request_id))?.vendors ?? "{}";
