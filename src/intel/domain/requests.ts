@@ -13,7 +13,7 @@ import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { findEntity, raiseMarking, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
 import { saveRawAnswers } from "../store/raw-answers.ts";
-import { DIRECT_READS, type ReadCache } from "../store/read-cache.ts";
+import { DIRECT_READS, type ReadCache, type ReadView } from "../store/read-cache.ts";
 import {
   ACTIVE_STATUSES,
   bumpGraphVersion,
@@ -60,6 +60,8 @@ export interface Ask {
   pap?: Marking;
   /** "bulk" for a batch's subjects: their lookups wait behind every interactive one. */
   lane?: Lane;
+  /** A view of the read cache taken after the caller's request arrived (the key check's), to share. */
+  view?: ReadView;
 }
 
 export interface Requests {
@@ -94,8 +96,8 @@ export function createRequests(deps: RequestDeps): Requests {
   };
 
   async function submit(subject: Subject, ask: Ask): Promise<SubmitOutcome> {
-    await recordAsk(subjectKey(subject));
-    const outcome = await submitAsk(ctx, subject, ask);
+    const wrote = await recordAsk(subjectKey(subject));
+    const outcome = await submitAsk(ctx, subject, wrote ? { ...ask, view: undefined } : ask);
     // A client asking for a subject a batch queued must not wait behind that batch.
     if (outcome.kind === "pending" && (ask.lane ?? "interactive") === "interactive")
       await ctx.queue.promote(outcome.request.id);
@@ -140,9 +142,10 @@ interface Planned {
 async function submitAsk(ctx: Context, subject: Subject, ask: Ask): Promise<SubmitOutcome> {
   const { config } = ctx;
   const marks = { tlp: ask.tlp ?? config.defaultTlp, pap: ask.pap ?? config.defaultPap };
-  await markRoot(ctx.store.db, subject, marks);
-  // Taken after this ask's own writes (markRoot), so that what it reads includes them.
-  const reads = answerReads(ctx.store.db, await ctx.reads.view());
+  const marked = await markRoot(ctx.store.db, subject, marks);
+  // A view taken after this ask's own writes, so that what it reads includes them.
+  const view = !marked && ask.view ? ask.view : await ctx.reads.view();
+  const reads = answerReads(ctx.store.db, view);
   const usable = candidates(ctx.connectors, subject, await reads.configuredVendors());
   const planned: Planned = { marks, ...gate(usable, marks, config) };
   if (ask.force !== false) {
@@ -265,8 +268,8 @@ async function renderedDocument(
  * The subject's entity keeps the most restricted TLP and PAP it was asked with (a conditional
  * update: concurrent askers never lower it); rendered answers are renewed when it changed.
  */
-async function markRoot(db: Store["db"], subject: Subject, marks: Marks): Promise<void> {
-  if (rank(marks.tlp) === 0 && rank(marks.pap) === 0) return;
+async function markRoot(db: Store["db"], subject: Subject, marks: Marks): Promise<boolean> {
+  if (rank(marks.tlp) === 0 && rank(marks.pap) === 0) return false;
   const id = await upsertEntity(
     db,
     { superType: subject.superType, type: subject.type, name: subject.value },
@@ -275,6 +278,7 @@ async function markRoot(db: Store["db"], subject: Subject, marks: Marks): Promis
   const tlp = await raiseMarking(db, id, "tlp", storedName(marks.tlp), weakerThan(marks.tlp));
   const pap = await raiseMarking(db, id, "pap", storedName(marks.pap), weakerThan(marks.pap));
   if (tlp || pap) await bumpGraphVersion(db);
+  return true;
 }
 
 /** The vendor ids a request asks (null on rows made before requests recorded it: every usable vendor). */

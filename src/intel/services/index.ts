@@ -13,6 +13,9 @@ import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
 import { openStore, type Store } from "../store/db.ts";
 import { createReadCache, type ReadCache } from "../store/read-cache.ts";
+
+export type { ReadView } from "../store/read-cache.ts";
+
 import { scheduleRetention } from "../store/retention.ts";
 import { getOrCreateSetting, randomHex } from "../store/settings.ts";
 import { afterRequest } from "./finished.ts";
@@ -82,6 +85,7 @@ export async function openIntelServices(
     leaseMs: config.jobLeaseMs,
     concurrency: config.workerConcurrency,
     interactiveSlots: config.workerInteractiveSlots,
+    skipLocked: store.dialect === "postgres",
   });
   const reads = createReadCache(store, config.readCacheEntries);
   const requests = createRequests({ store, queue, config, connectors, reads });
