@@ -15,7 +15,6 @@ import { findEntity, raiseMarking, readNeighbourhood, saveFragment, upsertEntity
 import { saveRawAnswers } from "../store/raw-answers.ts";
 import { DIRECT_READS, type ReadCache, type ReadView } from "../store/read-cache.ts";
 import {
-  ACTIVE_STATUSES,
   bumpGraphVersion,
   finishRequest,
   getRequest,
@@ -318,9 +317,8 @@ async function readDocument(
  */
 async function runRequest({ store, config, connectors }: RequestDeps, id: string): Promise<void> {
   const { db } = store;
-  const request = await getRequest(db, id);
-  if (!request || !ACTIVE_STATUSES.includes(request.status)) return;
-  await markProcessing(db, id);
+  const request = await markProcessing(db, id); // only one still to be answered (at-least-once)
+  if (!request) return;
   const subject: Subject = { superType: request.super_type, type: request.type, value: request.value };
   const root = { superType: subject.superType, type: subject.type, name: subject.value };
   const rootId = await upsertEntity(db, root, null);

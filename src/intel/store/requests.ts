@@ -123,12 +123,15 @@ export async function joinOrCreateRequest(
   });
 }
 
-export async function markProcessing(db: Db, id: string): Promise<void> {
-  await db
+/** Marks a request still to be answered PROCESSING and returns it (undefined: gone or finished). */
+export function markProcessing(db: Db, id: string): Promise<RequestsTable | undefined> {
+  return db
     .updateTable("requests")
     .set({ status: "PROCESSING", started_at: nowIso() })
     .where("id", "=", id)
-    .execute();
+    .where("status", "in", ACTIVE_STATUSES)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export async function markFailed(db: Db, id: string, error: string): Promise<void> {
