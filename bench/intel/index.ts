@@ -167,6 +167,16 @@ function printPhase(label: string, cached: Phase, trivial: Phase): void {
   );
 }
 
+/** The server's read cache counters (`/metrics`): hits and misses so far. */
+async function readCacheCounts(url: string): Promise<{ hits: number; misses: number }> {
+  const text = await (await request(`${url}/metrics`)).body.text();
+  const count = (result: string) =>
+    Number(
+      new RegExp(`intel_read_cache_reads_total\\{result="${result}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0,
+    );
+  return { hits: count("hit"), misses: count("miss") };
+}
+
 /** A server on the seeded database, its PostgreSQL connections named `appName`. */
 type BenchServer = ChildServer & { dbUrl: string; appName: string };
 
@@ -216,12 +226,17 @@ async function cachedAnswers(kind: DbKind): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       const trivial = await measured(withCache, () => load(`${withCache.url}/`, { method: "GET" }));
       const off = await measured(direct, () => load(`${direct.url}/api/request/`, post));
+      const before = await readCacheCounts(withCache.url);
       const on = await measured(withCache, () => load(`${withCache.url}/api/request/`, post));
+      const after = await readCacheCounts(withCache.url);
+      const hits = after.hits - before.hits;
+      const share = hits / Math.max(1, hits + after.misses - before.misses);
       console.log(
         `${kind} round ${round} (load ${loadavg()}): trivial GET /: ${fmt(trivial.perSecond, 0)} req/s, p99 ${fmt(trivial.p99)} ms, ${cpuText(trivial)}`,
       );
       printPhase("read cache off", off, trivial);
       printPhase("read cache on", on, trivial);
+      console.log(`  read cache on: ${fmt(share * 100)} % of its reads from memory`);
       runs.push({ trivial, on, off });
     }
     for (const which of ["off", "on"] as const)

@@ -63,6 +63,9 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         servedFromMemory = second === first;
       }
       assert.ok(servedFromMemory, `${loads} loads, never one served from memory`);
+      const { hits, misses } = cache.counts();
+      assert.ok(hits >= 1, "a hit is counted");
+      assert.equal(misses, loads, "every load is a miss");
     });
 
     it("is off with 0 entries: every read loads", async () => {
@@ -155,6 +158,9 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal(doc.root_entity.name, MD5);
       assert.ok(doc.sources.virustotal);
       assert.equal((await ask(key)).status, 200);
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      assert.match(metrics, /intel_read_cache_reads_total\{result="hit"[^}]*\} \d+/);
+      assert.match(metrics, /intel_read_cache_reads_total\{result="miss"[^}]*\} [1-9]/);
       assert.equal(await revokeToken(store.db, userId, tokenId), true);
       assert.equal((await ask(key)).status, 401);
     });

@@ -91,7 +91,7 @@ export function createRequests(deps: RequestDeps): Requests {
   const ctx: Context = {
     ...deps,
     rendered: createRenderedCache(),
-    reads: deps.reads ?? { view: async () => DIRECT_READS },
+    reads: deps.reads ?? { view: async () => DIRECT_READS, counts: () => ({ hits: 0, misses: 0 }) },
   };
 
   async function submit(subject: Subject, ask: Ask): Promise<SubmitOutcome> {

@@ -26,6 +26,8 @@ export interface ReadView {
 export interface ReadCache {
   /** A view on the database as of now (one small statement; none when the cache is off). */
   view(): Promise<ReadView>;
+  /** Reads served from memory (hits) and from the database (misses) since the process started. */
+  counts(): { hits: number; misses: number };
 }
 
 /** Every read goes to the database (the cache off, or a caller without one). */
@@ -45,15 +47,22 @@ export async function changeStamp(store: Store): Promise<string> {
 
 /** A cache of at most `maxEntries` reads (least recently stored dropped first); 0 turns it off. */
 export function createReadCache(store: Store, maxEntries: number): ReadCache {
-  if (maxEntries <= 0) return { view: async () => DIRECT_READS };
+  const counted = { hits: 0, misses: 0 };
+  const counts = () => ({ ...counted });
+  if (maxEntries <= 0) return { view: async () => DIRECT_READS, counts };
   const entries = new Map<string, { stamp: string; value: unknown }>();
   return {
+    counts,
     async view() {
       const stamp = await changeStamp(store);
       return {
         async read<T>(key: string, load: () => Promise<T>): Promise<T> {
           const hit = entries.get(key);
-          if (hit?.stamp === stamp) return hit.value as T;
+          if (hit?.stamp === stamp) {
+            counted.hits++;
+            return hit.value as T;
+          }
+          counted.misses++;
           const value = await load();
           entries.delete(key);
           entries.set(key, { stamp, value });
