@@ -1,8 +1,12 @@
 /**
  * Intel: cached 200 answers per second and p99 for a root with 50 neighbours and 20 events, on
  * SQLite and PostgreSQL, beside a trivial route of the same server; then the latency from
- * enqueue to 200 with 10 vendors answering in 200 ms each (parallel fan-out, not sequential).
+ * enqueue to 200 with 10 vendors answering in 200 ms each (parallel fan-out, not sequential); then
+ * lookups per second with 1 and 2 worker processes on vendor-bound load. Rounds alternate the
+ * trivial and the cached route, and each phase reports CPU time per answer (the server's, and its
+ * PostgreSQL backends'): on a shared machine that moves less than req/s.
  */
+import pg from "pg";
 import { request } from "undici";
 import { readCommonConfig } from "../../src/common/config.ts";
 import { createLogger } from "../../src/common/logger.ts";
@@ -17,11 +21,16 @@ import { saveFragment } from "../../src/intel/store/graph.ts";
 import { newId, nowIso } from "../../src/intel/store/time.ts";
 import { startFakeVirusTotal, VT_KEY } from "../../test/helpers/fake-virustotal.ts";
 import { type DbKind, freshDatabase, postgresSkipReason } from "../../test/helpers/intel-server.ts";
+import { cpuDuring, loadavg } from "../lib/cpu.ts";
 import { fmt, percentiles } from "../lib/measure.ts";
-import { startChildServer } from "../lib/server.ts";
+import { type ChildServer, startChildServer } from "../lib/server.ts";
+import { workersScaling } from "../lib/workers.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 32;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The server's PostgreSQL connections carry this name: their backends' CPU is counted. */
+const APP_NAME = "bench-intel-server";
 const ROOT = { superType: "OBSERVABLE", type: "DOMAIN", name: "bench.example.org" };
 
 async function seed(url: string): Promise<string> {
@@ -85,7 +94,20 @@ async function seed(url: string): Promise<string> {
   }
 }
 
-async function load(url: string, init: { method: string; headers?: Record<string, string>; body?: string }) {
+interface Phase {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** CPU time per answer: the server process's, and its PostgreSQL backends' (0 on SQLite). */
+  serverCpuUs: number;
+  databaseCpuUs: number;
+}
+
+async function load(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string },
+): Promise<Omit<Phase, "serverCpuUs" | "databaseCpuUs">> {
   const latencies: number[] = [];
   let errors = 0;
   const until = performance.now() + SECONDS * 1000;
@@ -103,40 +125,135 @@ async function load(url: string, init: { method: string; headers?: Record<string
   return { perSecond: latencies.length / SECONDS, ...percentiles(latencies), errors };
 }
 
+/** The PostgreSQL backends serving connections named `name` (none on SQLite). */
+async function backendsOf(url: string, name: string): Promise<number[]> {
+  if (!url.startsWith("postgres")) return [];
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      "select pid from pg_stat_activity where datname = current_database() and application_name = $1",
+      [name],
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+async function measured(server: BenchServer, run: () => ReturnType<typeof load>): Promise<Phase> {
+  const backends = () => backendsOf(server.dbUrl, server.appName);
+  const outer = await cpuDuring(
+    () => [server.pid],
+    async () => cpuDuring(backends, run),
+  );
+  const stats = outer.result.result;
+  const answers = stats.perSecond * SECONDS;
+  return {
+    ...stats,
+    serverCpuUs: (outer.cpuSeconds * 1e6) / answers,
+    databaseCpuUs: (outer.result.cpuSeconds * 1e6) / answers,
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+const cpuText = (p: Phase) =>
+  `${fmt(p.serverCpuUs, 0)}${p.databaseCpuUs > 0 ? ` + db ${fmt(p.databaseCpuUs, 0)}` : ""} µs CPU`;
+
+function printPhase(label: string, cached: Phase, trivial: Phase): void {
+  console.log(
+    `  ${label.padEnd(16)} cached 200: ${fmt(cached.perSecond, 0)} req/s, p50 ${fmt(cached.p50)} ms, p99 ${fmt(cached.p99)} ms, ${cpuText(cached)} (errors ${cached.errors}) | ratio ${fmt(trivial.perSecond / cached.perSecond, 2)}×, CPU ${fmt((cached.serverCpuUs + cached.databaseCpuUs) / trivial.serverCpuUs, 2)}×`,
+  );
+}
+
+/** The server's read cache counters (`/metrics`): hits and misses so far. */
+async function readCacheCounts(url: string): Promise<{ hits: number; misses: number }> {
+  const text = await (await request(`${url}/metrics`)).body.text();
+  const count = (result: string) =>
+    Number(
+      new RegExp(`intel_read_cache_reads_total\\{result="${result}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0,
+    );
+  return { hits: count("hit"), misses: count("miss") };
+}
+
+/** A server on the seeded database, its PostgreSQL connections named `appName`. */
+type BenchServer = ChildServer & { dbUrl: string; appName: string };
+
+async function startServer(
+  dbUrl: string,
+  appName: string,
+  env: Record<string, string>,
+): Promise<BenchServer> {
+  const url = dbUrl.startsWith("postgres") ? withAppName(dbUrl, appName) : dbUrl;
+  const server = await startChildServer(
+    ["intel", "serve", "--no-worker"],
+    { DATABASE_URL: url, INTEL_CONNECTORS: "virustotal", INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0", ...env },
+    "/",
+    "INTEL_PORT",
+  );
+  return Object.assign(server, { dbUrl, appName });
+}
+
+async function checkSeedServed(url: string, post: Parameters<typeof load>[1]): Promise<void> {
+  const check = await request(`${url}/api/request/`, post);
+  const doc = (await check.body.json()) as { entities: unknown[]; events: unknown[] };
+  if (check.statusCode !== 200 || doc.entities.length !== 50 || doc.events.length !== 20)
+    throw new Error("seed not served");
+}
+
+/**
+ * Rounds alternate the trivial route, the cached answer with the read cache off
+ * (INTEL_READ_CACHE_ENTRIES=0: every read from the database, as before it) and with it on.
+ */
 async function cachedAnswers(kind: DbKind): Promise<void> {
   const db = await freshDatabase(kind);
+  const servers: BenchServer[] = [];
   try {
     const key = await seed(db.url);
-    const server = await startChildServer(
-      ["intel", "serve", "--no-worker"],
-      { DATABASE_URL: db.url, INTEL_CONNECTORS: "virustotal", INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0" },
-      "/",
-      "INTEL_PORT",
-    );
-    try {
-      const body = JSON.stringify({ super_type: "OBSERVABLE", type: "DOMAIN", value: ROOT.name });
-      const post = {
-        method: "POST",
-        headers: { authorization: `Token ${key}`, "content-type": "application/json" },
-        body,
-      };
-      const check = await request(`${server.url}/api/request/`, post);
-      const doc = (await check.body.json()) as { entities: unknown[]; events: unknown[] };
-      if (check.statusCode !== 200 || doc.entities.length !== 50 || doc.events.length !== 20)
-        throw new Error("seed not served");
-      await load(`${server.url}/`, { method: "GET" }); // warm-up
-      const trivial = await load(`${server.url}/`, { method: "GET" });
-      const cached = await load(`${server.url}/api/request/`, post);
+    servers.push(await startServer(db.url, APP_NAME, {}));
+    servers.push(await startServer(db.url, `${APP_NAME}-direct`, { INTEL_READ_CACHE_ENTRIES: "0" }));
+    const [withCache, direct] = servers as [BenchServer, BenchServer];
+    const body = JSON.stringify({ super_type: "OBSERVABLE", type: "DOMAIN", value: ROOT.name });
+    const post = {
+      method: "POST",
+      headers: { authorization: `Token ${key}`, "content-type": "application/json" },
+      body,
+    };
+    for (const s of servers) await checkSeedServed(s.url, post);
+    await load(`${withCache.url}/`, { method: "GET" }); // warm-up
+    const runs: Array<{ trivial: Phase; on: Phase; off: Phase }> = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const trivial = await measured(withCache, () => load(`${withCache.url}/`, { method: "GET" }));
+      const off = await measured(direct, () => load(`${direct.url}/api/request/`, post));
+      const before = await readCacheCounts(withCache.url);
+      const on = await measured(withCache, () => load(`${withCache.url}/api/request/`, post));
+      const after = await readCacheCounts(withCache.url);
+      const hits = after.hits - before.hits;
+      const share = hits / Math.max(1, hits + after.misses - before.misses);
       console.log(
-        `${kind.padEnd(8)} cached 200: ${fmt(cached.perSecond, 0)} req/s, p50 ${fmt(cached.p50)} ms, p99 ${fmt(cached.p99)} ms (errors ${cached.errors}) | trivial GET /: ${fmt(trivial.perSecond, 0)} req/s, p99 ${fmt(trivial.p99)} ms | ratio ${fmt(trivial.perSecond / cached.perSecond, 2)}×`,
+        `${kind} round ${round} (load ${loadavg()}): trivial GET /: ${fmt(trivial.perSecond, 0)} req/s, p99 ${fmt(trivial.p99)} ms, ${cpuText(trivial)}`,
       );
-    } finally {
-      await server.stop();
+      printPhase("read cache off", off, trivial);
+      printPhase("read cache on", on, trivial);
+      console.log(`  read cache on: ${fmt(share * 100)} % of its reads from memory`);
+      runs.push({ trivial, on, off });
     }
+    for (const which of ["off", "on"] as const)
+      console.log(
+        `${kind} median of ${ROUNDS}, read cache ${which}: cached ${fmt(median(runs.map((r) => r[which].perSecond)), 0)} req/s, p99 ${fmt(median(runs.map((r) => r[which].p99)))} ms, ratio ${fmt(median(runs.map((r) => r.trivial.perSecond / r[which].perSecond)), 2)}× (target ${kind === "sqlite" ? "3" : "4"}×, p99 ≤ 50 ms)`,
+      );
   } finally {
+    for (const s of servers) await s.stop();
     await db.drop();
   }
 }
+
+const withAppName = (url: string, name: string) => {
+  const u = new URL(url);
+  u.searchParams.set("application_name", name);
+  return u.toString();
+};
 
 async function fanoutLatency(): Promise<void> {
   const vt = await startFakeVirusTotal({});
@@ -193,8 +310,15 @@ async function fanoutLatency(): Promise<void> {
   }
 }
 
-console.log(`intel benchmark — ${SECONDS} s per measure, ${CONNECTIONS} connections`);
-await cachedAnswers("sqlite");
-if (await postgresSkipReason().catch(() => "unreachable")) console.log("postgres: skipped (not reachable)");
-else await cachedAnswers("postgres");
-await fanoutLatency();
+/** `--cached`, `--fanout`, `--workers` run only those parts (all when none is given). */
+const parts = ["--cached", "--fanout", "--workers"].filter((f) => process.argv.includes(f));
+const runs = (part: string) => parts.length === 0 || parts.includes(part);
+
+console.log(`intel benchmark — ${SECONDS} s per measure, ${ROUNDS} rounds, ${CONNECTIONS} connections`);
+if (runs("--cached")) {
+  await cachedAnswers("sqlite");
+  if (await postgresSkipReason().catch(() => "unreachable")) console.log("postgres: skipped (not reachable)");
+  else await cachedAnswers("postgres");
+}
+if (runs("--fanout")) await fanoutLatency();
+if (runs("--workers")) await workersScaling();

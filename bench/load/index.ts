@@ -9,7 +9,8 @@ import { startFakeVirusTotal, VT_KEY } from "../../test/helpers/fake-virustotal.
 import { type DbKind, freshDatabase, postgresSkipReason } from "../../test/helpers/intel-server.ts";
 import { fmt, memoryOf, percentiles } from "../lib/measure.ts";
 import { type MultipartBody, multipartBody } from "../lib/multipart.ts";
-import { spawnIntelWorker, startChildServer } from "../lib/server.ts";
+import { startChildServer } from "../lib/server.ts";
+import { workersScaling } from "../lib/workers.ts";
 import { filesMemoryReturns } from "./memory.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -158,90 +159,6 @@ async function intelCached(kind: DbKind): Promise<void> {
   } finally {
     await vt.close();
     await db.drop();
-  }
-}
-
-async function workersScaling(): Promise<void> {
-  if (await postgresSkipReason().catch(() => "unreachable")) {
-    console.log("workers: skipped (PostgreSQL not reachable)");
-    return;
-  }
-  const vt = await startFakeVirusTotal({});
-  vt.delayMs = 200;
-  const rates: number[] = [];
-  try {
-    for (const count of [1, 2]) {
-      const db = await freshDatabase("postgres");
-      try {
-        const store = await openStore(db.url);
-        await addCredentials(store.db, "virustotal", { api_key: VT_KEY });
-        const total = 200;
-        const now = new Date().toISOString();
-        for (let i = 0; i < total; i++) {
-          const id = crypto.randomUUID();
-          const value = `${i.toString(16).padStart(4, "0")}${"c".repeat(28)}`;
-          await store.db
-            .insertInto("requests")
-            .values({
-              id,
-              super_type: "OBSERVABLE",
-              type: "MD5",
-              value,
-              subject_key: `OBSERVABLE/MD5/${value}`,
-              force: 1,
-              status: "ENQUEUED",
-              vendors: "{}",
-              error: null,
-              created_at: now,
-              started_at: null,
-              finished_at: null,
-            })
-            .execute();
-          await store.db
-            .insertInto("jobs")
-            .values({
-              id: crypto.randomUUID(),
-              request_id: id,
-              status: "queued",
-              attempts: 0,
-              lease_until: null,
-              worker: null,
-              created_at: now,
-            })
-            .execute();
-        }
-        const env = {
-          DATABASE_URL: db.url,
-          INTEL_CONNECTORS: "virustotal",
-          INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
-          INTEL_WORKER_CONCURRENCY: "8",
-        };
-        const started = performance.now();
-        const procs = Array.from({ length: count }, () => spawnIntelWorker(env));
-        for (;;) {
-          const left = await store.db
-            .selectFrom("requests")
-            .select((eb) => eb.fn.countAll<number>().as("n"))
-            .where("status", "!=", "SUCCEEDED")
-            .executeTakeFirstOrThrow();
-          if (Number(left.n) === 0) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        const rate = total / ((performance.now() - started) / 1000);
-        rates.push(rate);
-        for (const p of procs) p.kill("SIGTERM");
-        await store.close();
-        console.log(
-          `workers: ${count} worker(s), 200 requests with a vendor answering in 200 ms: ${fmt(rate)} requests/s`,
-        );
-      } finally {
-        await db.drop();
-      }
-    }
-    if (rates.length === 2)
-      console.log(`workers: 2 vs 1 → ${fmt(rates[1]! / rates[0]!, 2)}× (target ≥ 1.7×)`);
-  } finally {
-    await vt.close();
   }
 }
 

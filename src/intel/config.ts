@@ -143,6 +143,12 @@ export const intelSettings = {
     min: 1,
     max: 3600,
   }),
+  readCacheEntries: integer(
+    "INTEL_READ_CACHE_ENTRIES",
+    10_000,
+    "Reads of the answer path (API keys, a subject's lookup and requests under way) kept in memory until anything is committed to the database (0 = read every time).",
+    { min: 0, max: 10_000_000 },
+  ),
   workerConcurrency: integer("INTEL_WORKER_CONCURRENCY", 8, "Lookups one worker runs at once.", {
     min: 1,
     max: 256,

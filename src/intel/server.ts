@@ -3,6 +3,7 @@
  * valid key), and — unless told otherwise — an embedded worker processing requests.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { Counter } from "prom-client";
 import type { CommonConfig } from "../common/config.ts";
 import { HttpError } from "../common/errors.ts";
 import { type App, createHttpServer, limitPerMinute } from "../common/http.ts";
@@ -23,7 +24,7 @@ export async function buildIntelServer(opts: {
   logger: Logger;
 }): Promise<App> {
   const { services } = opts;
-  const auth = tokenAuth(services.store.db);
+  const auth = tokenAuth(services);
   const admin = adminDeps(services);
   // A person signed in to the admin panel may browse the API docs without pasting a key.
   const docsAuth = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -72,10 +73,27 @@ export async function buildIntelServer(opts: {
       config: services.config,
     });
   });
+  countReadCache(app, services.reads);
   app.get("/", { schema: { hide: true } }, async () => ({
     status: "ok",
     service: "intel",
     version: VERSION,
   }));
   return app;
+}
+
+/** `intel_read_cache_reads_total{result="hit"|"miss"}`: how often memory answered (see read-cache.ts). */
+function countReadCache(app: App, reads: IntelServices["reads"]): void {
+  new Counter({
+    name: "intel_read_cache_reads_total",
+    help: "Reads of the answer path served from memory (hit) or from the database (miss).",
+    labelNames: ["result"],
+    registers: [app.metricsRegistry],
+    collect() {
+      const { hits, misses } = reads.counts();
+      this.reset();
+      this.inc({ result: "hit" }, hits);
+      this.inc({ result: "miss" }, misses);
+    },
+  });
 }

@@ -1,21 +1,25 @@
 /**
- * `Authorization: Token <key>` on every /api/ route; inactive users and revoked keys are refused.
+ * `Authorization: Token <key>` on every /api/ route; inactive users and revoked keys are refused
+ * (the key's row comes from the read cache, read again after any commit).
  * The key's hash is kept on the request for the per-key rate limit.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "../../common/errors.ts";
 import { apiKeyHash, authenticateApiKey, type UserRow } from "../services/accounts.ts";
-import type { IntelServices } from "../services/index.ts";
+import type { IntelServices, ReadView } from "../services/index.ts";
 
-export function tokenAuth(db: IntelServices["store"]["db"]) {
+export function tokenAuth(services: Pick<IntelServices, "store" | "reads">) {
+  const { db } = services.store;
   return async (req: FastifyRequest, _reply: FastifyReply) => {
     const header = req.headers.authorization;
     if (!header)
       throw new HttpError(401, "not_authenticated", "Authentication credentials were not provided.");
     const m = /^Token\s+(\S+)$/i.exec(header);
-    const user = m?.[1] ? await authenticateApiKey(db, m[1]) : undefined;
+    const view = await services.reads.view();
+    const user = m?.[1] ? await authenticateApiKey(db, m[1], view) : undefined;
     if (!user) throw new HttpError(401, "invalid_token", "Invalid token.");
     req.user = user;
+    req.readView = view;
     // Per-key limits count by the key's hash: the key itself is kept nowhere.
     req.apiKeyHash = apiKeyHash(m?.[1] ?? "");
   };
@@ -26,5 +30,7 @@ declare module "fastify" {
     user?: UserRow;
     /** SHA-256 of the API key that authenticated this request. */
     apiKeyHash?: string;
+    /** The read cache's view taken by the key check: the route's reads share its stamp. */
+    readView?: ReadView;
   }
 }

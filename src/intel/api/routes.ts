@@ -214,6 +214,7 @@ function registerAsk(app: App, deps: ApiDeps): void {
         depth: req.body.depth ?? 1,
         tlp: req.body.tlp,
         pap: req.body.pap,
+        view: req.readView,
       });
       if (answer.status === 200) {
         // Already-serialised JSON bytes: Fastify sends buffers as they are.

@@ -13,13 +13,11 @@ import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { findEntity, raiseMarking, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
 import { saveRawAnswers } from "../store/raw-answers.ts";
+import { DIRECT_READS, type ReadCache, type ReadView } from "../store/read-cache.ts";
 import {
-  ACTIVE_STATUSES,
-  activeRequests,
   bumpGraphVersion,
   finishRequest,
   getRequest,
-  graphVersion,
   joinOrCreateRequest,
   latestLookup,
   lookupSources,
@@ -29,6 +27,7 @@ import {
 import { askRecorder } from "../store/retention.ts";
 import type { Database, RequestsTable } from "../store/schema.ts";
 import { canonicalThreat } from "../store/threat-names.ts";
+import { type AnswerReads, answerReads } from "./answer-reads.ts";
 import { buildDocument } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
 import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
@@ -60,6 +59,8 @@ export interface Ask {
   pap?: Marking;
   /** "bulk" for a batch's subjects: their lookups wait behind every interactive one. */
   lane?: Lane;
+  /** A view of the read cache taken after the caller's request arrived (the key check's), to share. */
+  view?: ReadView;
 }
 
 export interface Requests {
@@ -74,21 +75,28 @@ export interface RequestDeps {
   queue: JobQueue;
   config: IntelConfig;
   connectors: Connector[];
+  /** What a non-forced ask reads comes through it (absent: straight from the database). */
+  reads?: ReadCache;
 }
 
 /** What the protocol's steps share in one process: its dependencies and the rendered answers. */
 interface Context extends RequestDeps {
   rendered: RenderedCache;
+  reads: ReadCache;
 }
 
 export function createRequests(deps: RequestDeps): Requests {
   const { db } = deps.store;
   const recordAsk = askRecorder(db);
-  const ctx: Context = { ...deps, rendered: createRenderedCache() };
+  const ctx: Context = {
+    ...deps,
+    rendered: createRenderedCache(),
+    reads: deps.reads ?? { view: async () => DIRECT_READS, counts: () => ({ hits: 0, misses: 0 }) },
+  };
 
   async function submit(subject: Subject, ask: Ask): Promise<SubmitOutcome> {
-    await recordAsk(subjectKey(subject));
-    const outcome = await submitAsk(ctx, subject, ask);
+    const wrote = await recordAsk(subjectKey(subject));
+    const outcome = await submitAsk(ctx, subject, wrote ? { ...ask, view: undefined } : ask);
     // A client asking for a subject a batch queued must not wait behind that batch.
     if (outcome.kind === "pending" && (ask.lane ?? "interactive") === "interactive")
       await ctx.queue.promote(outcome.request.id);
@@ -133,8 +141,11 @@ interface Planned {
 async function submitAsk(ctx: Context, subject: Subject, ask: Ask): Promise<SubmitOutcome> {
   const { config } = ctx;
   const marks = { tlp: ask.tlp ?? config.defaultTlp, pap: ask.pap ?? config.defaultPap };
-  await markRoot(ctx.store.db, subject, marks);
-  const usable = candidates(ctx.connectors, subject, await configuredVendors(ctx.store.db));
+  const marked = await markRoot(ctx.store.db, subject, marks);
+  // A view taken after this ask's own writes, so that what it reads includes them.
+  const view = !marked && ask.view ? ask.view : await ctx.reads.view();
+  const reads = answerReads(ctx.store.db, view);
+  const usable = candidates(ctx.connectors, subject, await reads.configuredVendors());
   const planned: Planned = { marks, ...gate(usable, marks, config) };
   if (ask.force !== false) {
     const names = ask.force;
@@ -143,7 +154,7 @@ async function submitAsk(ctx: Context, subject: Subject, ask: Ask): Promise<Subm
     const skipped = Object.fromEntries(Object.entries(planned.skipped).filter(([id]) => picked(id)));
     return startRequest(ctx, subject, { ...planned, allowed: forced, skipped }, FOREGROUND_FORCED, ask.lane);
   }
-  const stored = await storedOutcome(ctx, subject, planned, ask.depth);
+  const stored = await storedOutcome(ctx, reads, subject, planned, ask.depth);
   return stored ?? startRequest(ctx, subject, planned, FOREGROUND, ask.lane);
 }
 
@@ -182,19 +193,20 @@ const planOf = (planned: Planned, how: { force: boolean; background: boolean }) 
  */
 async function storedOutcome(
   ctx: Context,
+  reads: AnswerReads,
   subject: Subject,
   planned: Planned,
   depth: number,
 ): Promise<SubmitOutcome | undefined> {
   const { db } = ctx.store;
   const key = subjectKey(subject);
-  const waitFor = (await activeRequests(db, key)).find(
+  const waitFor = (await reads.activeRequests(key)).find(
     (r) => r.background === 0 && asksOnly(r, planned.allowed),
   );
   if (waitFor) return { kind: "pending", request: waitFor };
-  const answer = await answerFromStorage(ctx, subject, planned, depth);
+  const answer = await answerFromStorage(ctx, reads, subject, planned, depth);
   if (answer) return answer;
-  const lookup = await latestLookup(db, key);
+  const lookup = await reads.latestLookup(key);
   const coolingDown = Date.now() - Date.parse(lookup?.finished_at ?? "") < ctx.config.failureCooldownMs;
   if (lookup?.status === "FAILED" && coolingDown) {
     const request = await getRequest(db, lookup.request_id);
@@ -209,16 +221,17 @@ async function storedOutcome(
  */
 async function answerFromStorage(
   ctx: Context,
+  reads: AnswerReads,
   subject: Subject,
   planned: Planned,
   depth: number,
 ): Promise<SubmitOutcome | undefined> {
-  const { db } = ctx.store;
-  const lookup = await latestLookup(db, subjectKey(subject));
+  const key = subjectKey(subject);
+  const lookup = await reads.latestLookup(key);
   if (lookup?.status !== "SUCCEEDED") return undefined;
-  const body = await renderedDocument(ctx, subject, depth);
+  const body = await renderedDocument(ctx, await reads.graphVersion(), subject, depth);
   if (!body) return undefined;
-  const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
+  const sources = await reads.sources(key, lookup);
   const now = Date.now();
   const stale = staleConnectors(planned.allowed, sources, now, ctx.config);
   if (stale.length > 0) {
@@ -233,10 +246,14 @@ async function answerFromStorage(
 }
 
 /** The subject's document without its sources (they carry ages), kept rendered per graph version. */
-async function renderedDocument(ctx: Context, subject: Subject, depth: number): Promise<Buffer | undefined> {
+async function renderedDocument(
+  ctx: Context,
+  version: string,
+  subject: Subject,
+  depth: number,
+): Promise<Buffer | undefined> {
   const { db } = ctx.store;
   const key = `${depth}|${subjectKey(subject)}`;
-  const version = await graphVersion(db);
   const hit = ctx.rendered.get(key, version);
   if (hit) return hit;
   const hood = await neighbourhood(db, subject, depth);
@@ -250,8 +267,8 @@ async function renderedDocument(ctx: Context, subject: Subject, depth: number): 
  * The subject's entity keeps the most restricted TLP and PAP it was asked with (a conditional
  * update: concurrent askers never lower it); rendered answers are renewed when it changed.
  */
-async function markRoot(db: Store["db"], subject: Subject, marks: Marks): Promise<void> {
-  if (rank(marks.tlp) === 0 && rank(marks.pap) === 0) return;
+async function markRoot(db: Store["db"], subject: Subject, marks: Marks): Promise<boolean> {
+  if (rank(marks.tlp) === 0 && rank(marks.pap) === 0) return false;
   const id = await upsertEntity(
     db,
     { superType: subject.superType, type: subject.type, name: subject.value },
@@ -260,6 +277,7 @@ async function markRoot(db: Store["db"], subject: Subject, marks: Marks): Promis
   const tlp = await raiseMarking(db, id, "tlp", storedName(marks.tlp), weakerThan(marks.tlp));
   const pap = await raiseMarking(db, id, "pap", storedName(marks.pap), weakerThan(marks.pap));
   if (tlp || pap) await bumpGraphVersion(db);
+  return true;
 }
 
 /** The vendor ids a request asks (null on rows made before requests recorded it: every usable vendor). */
@@ -299,9 +317,8 @@ async function readDocument(
  */
 async function runRequest({ store, config, connectors }: RequestDeps, id: string): Promise<void> {
   const { db } = store;
-  const request = await getRequest(db, id);
-  if (!request || !ACTIVE_STATUSES.includes(request.status)) return;
-  await markProcessing(db, id);
+  const request = await markProcessing(db, id); // only one still to be answered (at-least-once)
+  if (!request) return;
   const subject: Subject = { superType: request.super_type, type: request.type, value: request.value };
   const root = { superType: subject.superType, type: subject.type, name: subject.value };
   const rootId = await upsertEntity(db, root, null);

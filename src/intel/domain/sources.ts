@@ -41,14 +41,23 @@ export function sourceViews(
 const EMPTY_SOURCES = Buffer.from('"sources":{}}');
 
 /**
+ * The last answer made from each rendered document: while its sources read the same (ages count
+ * in whole seconds), the same bytes are sent again instead of copying the document for each one.
+ */
+const lastAnswers = new WeakMap<Buffer, { sources: string; answer: Buffer }>();
+
+/**
  * A rendered document (built with no sources, its last key) with `sources` filled in: the rendered
- * bytes stay cacheable while each answer carries its own ages.
+ * bytes stay cacheable while each answer carries its own ages. The result may be shared: never
+ * write into it.
  */
 export function withSources(rendered: Buffer, sources: Record<string, SourceView>): Buffer {
+  const text = JSON.stringify(sources);
+  const last = lastAnswers.get(rendered);
+  if (last?.sources === text) return last.answer;
   const tail = rendered.subarray(rendered.length - EMPTY_SOURCES.length);
   if (!tail.equals(EMPTY_SOURCES)) throw new Error("the rendered document does not end with empty sources");
-  return Buffer.concat([
-    rendered.subarray(0, rendered.length - 3),
-    Buffer.from(`${JSON.stringify(sources)}}`),
-  ]);
+  const answer = Buffer.concat([rendered.subarray(0, rendered.length - 3), Buffer.from(`${text}}`)]);
+  lastAnswers.set(rendered, { sources: text, answer });
+  return answer;
 }

@@ -57,6 +57,8 @@ export interface QueueOptions {
   /** Slots kept for interactive jobs: bulk jobs run in at most concurrency − this (at least 1). */
   interactiveSlots?: number;
   pollMs?: number;
+  /** Claims pass over jobs other workers are taking (PostgreSQL's SKIP LOCKED). */
+  skipLocked?: boolean;
 }
 
 /** Tries of a failed job in the worker that holds it (1, 2, 4, 8, 16 s apart) before leaving it to the lease. */
@@ -188,7 +190,13 @@ class QueueWorker {
       }
       const job =
         this.active < this.opts.concurrency
-          ? await claimJob(this.db, this.id, this.opts.leaseMs, !this.bulkSlotFree()).catch(() => undefined)
+          ? await claimJob(
+              this.db,
+              this.id,
+              this.opts.leaseMs,
+              !this.bulkSlotFree(),
+              this.opts.skipLocked,
+            ).catch(() => undefined)
           : undefined;
       if (job) this.launch(job, handler);
       else await this.idle();

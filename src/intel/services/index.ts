@@ -12,6 +12,10 @@ import { createRequests, type Requests } from "../domain/requests.ts";
 import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
 import { openStore, type Store } from "../store/db.ts";
+import { createReadCache, type ReadCache } from "../store/read-cache.ts";
+
+export type { ReadView } from "../store/read-cache.ts";
+
 import { scheduleRetention } from "../store/retention.ts";
 import { getOrCreateSetting, randomHex } from "../store/settings.ts";
 import { afterRequest } from "./finished.ts";
@@ -21,6 +25,8 @@ export interface IntelServices {
   store: Store;
   queue: JobQueue;
   requests: Requests;
+  /** Reads served from memory while nothing is committed (API keys, stored answers). */
+  reads: ReadCache;
   connectors: Connector[];
   config: IntelConfig;
   /** The admin panel's path (ADMIN_PATH, or a random one made once and kept). */
@@ -79,8 +85,10 @@ export async function openIntelServices(
     leaseMs: config.jobLeaseMs,
     concurrency: config.workerConcurrency,
     interactiveSlots: config.workerInteractiveSlots,
+    skipLocked: store.dialect === "postgres",
   });
-  const requests = createRequests({ store, queue, config, connectors });
+  const reads = createReadCache(store, config.readCacheEntries);
+  const requests = createRequests({ store, queue, config, connectors, reads });
   const adminPath =
     config.adminPath?.replace(/^\/+|\/+$/g, "") ??
     (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
@@ -90,6 +98,7 @@ export async function openIntelServices(
     store,
     queue,
     requests,
+    reads,
     connectors,
     config,
     adminPath,

@@ -10,6 +10,7 @@ import { candidates } from "../domain/fanout.ts";
 import { MARKINGS, type Marking, parseMarking } from "../domain/markings.ts";
 import { askedIds } from "../domain/requests.ts";
 import { configuredVendors } from "../store/credentials.ts";
+import type { ReadView } from "../store/read-cache.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import type { IntelServices } from "./index.ts";
 
@@ -75,14 +76,16 @@ function checkedMarking(kind: "tlp" | "pap", raw: string | undefined): Marking |
 export async function askAbout(
   services: Services,
   subject: Subject,
-  opts: { force: boolean | readonly string[]; depth: number; tlp?: string; pap?: string },
+  opts: { force: boolean | readonly string[]; depth: number; tlp?: string; pap?: string; view?: ReadView },
 ): Promise<RequestAnswer> {
   const tlp = checkedMarking("tlp", opts.tlp);
   const pap = checkedMarking("pap", opts.pap);
-  const withSets = await configuredVendors(services.store.db);
-  if (typeof opts.force !== "boolean")
-    checkForcedVendors(opts.force, candidates(services.connectors, subject, withSets), services.connectors);
-  const outcome = await services.requests.submit(subject, { force: opts.force, depth: opts.depth, tlp, pap });
+  // Read only when needed: a stored answer (the common case) does not name vendors.
+  const usable = async () =>
+    candidates(services.connectors, subject, await configuredVendors(services.store.db));
+  if (typeof opts.force !== "boolean") checkForcedVendors(opts.force, await usable(), services.connectors);
+  const { force, depth, view } = opts;
+  const outcome = await services.requests.submit(subject, { force, depth, tlp, pap, view });
   if (outcome.kind === "done") return { status: 200, json: outcome.json };
   if (outcome.kind === "failed") throw new VendorsFailed(outcome.request, outcome.errors);
   return {
@@ -90,6 +93,6 @@ export async function askAbout(
     request: outcome.request,
     location: `/api/request/${outcome.request.id}/`,
     retryAfterSeconds: services.config.retryAfterSeconds,
-    asking: askedIds(outcome.request) ?? candidates(services.connectors, subject, withSets).map((c) => c.id),
+    asking: askedIds(outcome.request) ?? (await usable()).map((c) => c.id),
   };
 }

@@ -7,6 +7,7 @@ import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import { type Kysely, sql } from "kysely";
 import { containsPattern } from "./browse.ts";
+import { DIRECT_READS, type ReadView } from "./read-cache.ts";
 import type { Database } from "./schema.ts";
 import { nowIso } from "./time.ts";
 
@@ -116,11 +117,9 @@ export async function createToken(
   return { key, prefix };
 }
 
-/** The active user owning this key, or undefined. */
-export async function authenticateKey(db: Kysely<Database>, key: string): Promise<UserRow | undefined> {
-  if (!/^[0-9a-f]{40}$/.test(key)) return undefined;
-  const hash = tokenHash(key);
-  const row = await db
+/** The key's row with its user's, while the key is not revoked. */
+function activeTokenRow(db: Kysely<Database>, hash: string) {
+  return db
     .selectFrom("tokens")
     .innerJoin("users", "users.id", "tokens.user_id")
     .select([
@@ -136,6 +135,21 @@ export async function authenticateKey(db: Kysely<Database>, key: string): Promis
     .where("tokens.hash", "=", hash)
     .where("tokens.revoked", "=", 0)
     .executeTakeFirst();
+}
+
+/**
+ * The active user owning this key, or undefined. Through a cached `view` (read-cache.ts) the key's
+ * row is read again as soon as anything was committed: a revocation or a deactivation is seen by
+ * the next request, in every process.
+ */
+export async function authenticateKey(
+  db: Kysely<Database>,
+  key: string,
+  view: ReadView = DIRECT_READS,
+): Promise<UserRow | undefined> {
+  if (!/^[0-9a-f]{40}$/.test(key)) return undefined;
+  const hash = tokenHash(key);
+  const row = await view.read(`token:${hash}`, () => activeTokenRow(db, hash));
   if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) || row.is_active !== 1)
     return undefined;
   // Recording every use would turn each read into a write; once a minute is enough to show activity.

@@ -45,42 +45,36 @@ export async function insertJob(
 /**
  * Claims the job that is queued or whose lease expired, for `worker`, or undefined: interactive
  * jobs first, then the oldest. `interactiveOnly` leaves bulk jobs alone (the worker keeps slots
- * free for interactive asks).
+ * free for interactive asks). One statement: the oldest claimable job is picked and taken at once.
+ * `skipLocked` (PostgreSQL) passes over a job another worker is taking at that moment instead of
+ * waiting for it and finding it gone; SQLite runs one writer at a time, so nothing is ever locked.
  */
 export async function claimJob(
   db: Db,
   worker: string,
   leaseMs: number,
   interactiveOnly = false,
+  skipLocked = false,
 ): Promise<ClaimedJob | undefined> {
   const now = nowIso();
   const claimable = (eb: ExpressionBuilder<Database, "jobs">) =>
     eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)])]);
-  const candidates = await db
+  const oldest = db
     .selectFrom("jobs")
     .select("id")
     .where(claimable)
     .$if(interactiveOnly, (q) => q.where("priority", "=", INTERACTIVE))
     .orderBy("priority")
     .orderBy("created_at")
-    .limit(8)
-    .execute();
-  for (const { id } of candidates) {
-    const result = await db
-      .updateTable("jobs")
-      .set({ status: "running", lease_until: inFuture(leaseMs), worker, attempts: sql`attempts + 1` })
-      .where("id", "=", id)
-      .where(claimable)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) continue;
-    const job = await db
-      .selectFrom("jobs")
-      .select(["id", "request_id", "attempts", "priority"])
-      .where("id", "=", id)
-      .executeTakeFirst();
-    if (job) return job;
-  }
-  return undefined;
+    .limit(1)
+    .$if(skipLocked, (q) => q.forUpdate().skipLocked());
+  return db
+    .updateTable("jobs")
+    .set({ status: "running", lease_until: inFuture(leaseMs), worker, attempts: sql`attempts + 1` })
+    .where("id", "=", oldest)
+    .where(claimable)
+    .returning(["id", "request_id", "attempts", "priority"])
+    .executeTakeFirst();
 }
 
 /** Makes a request's bulk job interactive: a client asking for it now waits behind no batch. */

@@ -123,12 +123,15 @@ export async function joinOrCreateRequest(
   });
 }
 
-export async function markProcessing(db: Db, id: string): Promise<void> {
-  await db
+/** Marks a request still to be answered PROCESSING and returns it (undefined: gone or finished). */
+export function markProcessing(db: Db, id: string): Promise<RequestsTable | undefined> {
+  return db
     .updateTable("requests")
     .set({ status: "PROCESSING", started_at: nowIso() })
     .where("id", "=", id)
-    .execute();
+    .where("status", "in", ACTIVE_STATUSES)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export async function markFailed(db: Db, id: string, error: string): Promise<void> {
@@ -140,7 +143,7 @@ export async function markFailed(db: Db, id: string, error: string): Promise<voi
 }
 
 /** The subject's per-vendor outcomes as of its latest finished request (older rows: that request's own). */
-async function storedSources(db: Db, lookup: LookupsTable | undefined): Promise<string> {
+export async function storedSources(db: Db, lookup: LookupsTable | undefined): Promise<string> {
   if (!lookup) return "{}";
   if (lookup.sources != null) return lookup.sources;
   return (await getRequest(db, lookup.request_id))?.vendors ?? "{}";

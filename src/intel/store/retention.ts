@@ -19,10 +19,11 @@ const MAX_REMEMBERED = 10_000;
  */
 export function askRecorder(db: Kysely<Database>) {
   const recorded = new Map<string, number>();
-  return async (subjectKey: string): Promise<void> => {
+  /** True when it wrote. */
+  return async (subjectKey: string): Promise<boolean> => {
     const now = Date.now();
     const last = recorded.get(subjectKey);
-    if (last !== undefined && now - last < ASK_RECORD_EVERY_MS) return;
+    if (last !== undefined && now - last < ASK_RECORD_EVERY_MS) return false;
     if (recorded.size >= MAX_REMEMBERED) recorded.clear();
     recorded.set(subjectKey, now);
     const askedAt = nowIso();
@@ -31,6 +32,7 @@ export function askRecorder(db: Kysely<Database>) {
       .values({ subject_key: subjectKey, asked_at: askedAt })
       .onConflict((oc) => oc.column("subject_key").doUpdateSet({ asked_at: askedAt }))
       .execute();
+    return true;
   };
 }
 
