@@ -52,4 +52,3 @@ export function corpus(): Record<string, Buffer> {
     "empty.bin": Buffer.alloc(0),
   };
 }
-
