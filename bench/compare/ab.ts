@@ -8,7 +8,7 @@ import { fmt, runConcurrent } from "../lib/measure.ts";
 import { postPrepared } from "../lib/multipart.ts";
 import { startChildServer } from "../lib/server.ts";
 import { callsFor } from "./calls.ts";
-import { processCpuSeconds } from "./peer.ts";
+import { treeCpuSeconds } from "./peer.ts";
 
 const [load = "small", inFlight = "4", rounds = "5"] = process.argv.slice(2);
 const envs = {
@@ -31,12 +31,12 @@ for (let r = 0; r < Number(rounds); r++) {
         return postPrepared(server.url + c.path, c.body);
       };
       await runConcurrent(list.length, Number(inFlight), post);
-      const cpu0 = processCpuSeconds(server.pid);
+      const cpu0 = treeCpuSeconds(server.pid);
       const total = list.length * (load === "photos" ? 4 : 8);
       const stats = await runConcurrent(total, Number(inFlight), post);
       const side = results[name] as { rps: number[]; cpu: number[] };
       side.rps.push(stats.perSecond);
-      side.cpu.push(((processCpuSeconds(server.pid) - cpu0) * 1000) / total);
+      side.cpu.push(((treeCpuSeconds(server.pid) - cpu0) * 1000) / total);
     } finally {
       await server.stop();
     }

@@ -13,7 +13,7 @@ import { type MultipartBody, multipartBody } from "../lib/multipart.ts";
 import { startChildServer } from "../lib/server.ts";
 import { type ImageInput, phonePhotos, ruleCases, smallImages } from "./inputs.ts";
 import { checkThumbnailHashes, matchesOf, normalizeMatches, pixelHash } from "./outputs.ts";
-import { groupCpuSeconds, processCpuSeconds, startPeer } from "./peer.ts";
+import { groupCpuSeconds, startPeer, treeCpuSeconds } from "./peer.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SCALE = Number(process.env.BENCH_COMPARE_SCALE ?? 1);
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
         let best = { peer: undefined as SideStats | undefined, loupe: undefined as SideStats | undefined };
         for (let round = 0; round < ROUNDS; round++) {
           const p = await side(peer.url, m, inFlight, () => groupCpuSeconds(peer.pgid));
-          const l = await side(loupe.url, m, inFlight, () => processCpuSeconds(loupe.pid));
+          const l = await side(loupe.url, m, inFlight, () => treeCpuSeconds(loupe.pid));
           if (!best.peer || p.perSecond > best.peer.perSecond) best = { ...best, peer: p };
           if (!best.loupe || l.perSecond > best.loupe.perSecond) best = { ...best, loupe: l };
         }

@@ -100,22 +100,52 @@ export function groupCpuSeconds(pgid: number): number {
   return seconds;
 }
 
-/** CPU seconds (user + system, all threads) used so far by one process. */
-export function processCpuSeconds(pid: number): number {
-  return readStat(pid)?.cpuSeconds ?? 0;
+/**
+ * CPU seconds used so far by a process and every process under it (Loupe's sandbox processes,
+ * in process groups of their own), plus what their ended children used (reaped children's time
+ * lands in the parent's cutime/cstime whole, so an ended child may count a little too much).
+ */
+export function treeCpuSeconds(root: number): number {
+  const stats = new Map<number, Stat>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat) stats.set(Number(entry), stat);
+  }
+  let seconds = 0;
+  const inTree = (pid: number): boolean => {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = stats.get(p)?.ppid)
+      if (p === root) return true;
+    return false;
+  };
+  for (const [pid, stat] of stats) if (inTree(pid)) seconds += stat.cpuSeconds + stat.childrenCpuSeconds;
+  return seconds;
 }
 
 /** USER_HZ: 100 on every Linux we run on. */
 const CLOCK_TICKS = 100;
 
-function readStat(pid: number): { pgrp: number; cpuSeconds: number } | undefined {
+interface Stat {
+  ppid: number;
+  pgrp: number;
+  cpuSeconds: number;
+  /** Of its ended (reaped) children. */
+  childrenCpuSeconds: number;
+}
+
+function readStat(pid: number): Stat | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
     return undefined; // The process ended.
   }
-  // After the command name (which may hold spaces): pgrp is field 5, utime 14, stime 15.
+  // After the command name (which may hold spaces): ppid is field 4, pgrp 5, utime 14, stime 15, cutime 16, cstime 17.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { pgrp: Number(fields[2]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS };
+  return {
+    ppid: Number(fields[1]),
+    pgrp: Number(fields[2]),
+    cpuSeconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS,
+    childrenCpuSeconds: (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS,
+  };
 }

@@ -35,6 +35,8 @@ function compiled(task: NativeTask): { rules: NativeRules; compiledNow: boolean;
   if (hit) return { rules: hit, compiledNow: false, ms: 0 };
   const started = performance.now();
   const rules = compile(task.rules, { enableIncludes: false });
+  // Set once per rule set: the binding rebuilds its cached scanner on each call (0.5 ms).
+  rules.setMaxMatchesPerPattern(task.maxMatchesPerString);
   cache.set(task.key, rules, task.cacheSize);
   return { rules, compiledNow: true, ms: performance.now() - started };
 }
@@ -68,7 +70,6 @@ export default function run(task: NativeTask): NativeResult {
     return { ok: false, refused: err instanceof Error ? err.message : String(err) };
   }
   const started = performance.now();
-  c.rules.setMaxMatchesPerPattern(task.maxMatchesPerString);
   const found = c.rules.scanFile(task.path);
   const scanMs = performance.now() - started;
   const fd = openSync(task.path, "r");
