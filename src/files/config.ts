@@ -124,6 +124,12 @@ export const filesSettings = {
     "YARA engine scanning: auto (native YARA-X in sandbox processes, WebAssembly where it cannot answer), native (a native crash fails the request), wasm (WebAssembly only).",
     ["auto", "native", "wasm"],
   ),
+  rulesNativeMaxBytes: integer(
+    "RULES_NATIVE_MAX_BYTES",
+    1_000_000,
+    "Largest file scanned by the native YARA-X build, in bytes; larger ones are scanned by the WebAssembly build (faster per byte on some rules).",
+    { min: 0 },
+  ),
   rulesNativeMemoryMb: integer(
     "RULES_NATIVE_MEMORY_MB",
     1024,

@@ -109,7 +109,11 @@ describe("the native YARA-X engine in a real files process", () => {
 describe("a native scan past SCAN_TIMEOUT_MS", () => {
   let server: RealProcess;
   before(async () => {
-    server = await startFilesProcess({ YARA_WORKERS: "1", SCAN_TIMEOUT_MS: "5000" });
+    server = await startFilesProcess({
+      YARA_WORKERS: "1",
+      SCAN_TIMEOUT_MS: "5000",
+      RULES_NATIVE_MAX_BYTES: "10000000",
+    });
   });
   after(() => server.close());
 

@@ -36,7 +36,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
           memoryMb: config.rulesNativeMemoryMb,
           timeoutMs: config.scanTimeoutMs,
         });
-  const scanner = new RuleScanner(pool, native);
+  const scanner = new RuleScanner(pool, native, config.rulesNativeMaxBytes);
   const limits: RuleLimits = {
     maxBytes: config.rulesMaxBytes,
     maxDepth: config.rulesMaxDepth,
@@ -68,7 +68,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
         plaintextMax: config.rulePlaintextMax,
         consoleMax: config.rulesConsoleMaxChars,
       };
-      const result = await scanner.scan(task, ctx.signal);
+      const result = await scanner.scan(task, file.size, ctx.signal);
       if (!result.ok) {
         const detail =
           result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;

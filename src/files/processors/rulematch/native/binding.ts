@@ -25,7 +25,7 @@ export interface NativeRuleMatch {
 
 export interface NativeRules {
   setMaxMatchesPerPattern(max: number): void;
-  scanFile(path: string): NativeRuleMatch[];
+  scan(data: Buffer): NativeRuleMatch[];
 }
 
 interface Binding {
