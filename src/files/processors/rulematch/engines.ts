@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { completeNativeMatches, type RuleCatalogue } from "./catalogue.ts";
 import { Lru } from "./lru.ts";
+import type { NativeTask } from "./native/child.ts";
 import type { NativeEngine } from "./native/engine.ts";
 import type { YaraPool } from "./pool.ts";
 import type { ScanTask, TaskResult } from "./worker.ts";
@@ -21,6 +22,14 @@ interface KnownSource {
   catalogue: RuleCatalogue | undefined;
   /** Why the native engine is not used for this source (set when it refused it). */
   nativeRefused?: string;
+}
+
+/** A source ready for the native engine, with what its WebAssembly compile cost this request. */
+interface Checked {
+  ok: true;
+  source: KnownSource;
+  compiledNow: boolean;
+  compileMs: number;
 }
 
 /** `console` output is captured by the WebAssembly worker only; a mention in a comment just costs speed. */
@@ -57,32 +66,39 @@ export class RuleScanner {
     const key = createHash("sha256").update(task.rules).digest("hex");
     const checked = await this.#validated(task, key, signal);
     if (!checked.ok) return checked;
+    const answer = await this.#nativeAnswer(native, { ...task, key }, checked, signal);
+    return typeof answer === "string" ? this.#fallback(task, signal, answer, checked) : answer;
+  }
+
+  /** The native engine's answer, completed from the catalogue; or why the WebAssembly build must answer. */
+  async #nativeAnswer(
+    native: NativeEngine,
+    task: NativeTask,
+    checked: Checked,
+    signal: AbortSignal,
+  ): Promise<TaskResult | string> {
     const { source } = checked;
-    const why = source.nativeRefused ?? (source.catalogue ? undefined : "the meta probe did not compile");
-    if (why === undefined && source.catalogue) {
-      const outcome = await native.scan({ ...task, key }, signal);
-      if (outcome.ok) {
-        const matches = completeNativeMatches(outcome.result.rules, source.catalogue);
-        if (matches) {
-          this.nativeAnswers++;
-          const { compiledNow, compileMs, scanMs } = outcome.result;
-          return {
-            ok: true,
-            matches,
-            warnings: source.warnings,
-            console: [],
-            consoleTruncated: false,
-            compiledNow: checked.compiledNow || compiledNow,
-            compileMs: checked.compileMs + compileMs,
-            scanMs,
-          };
-        }
-        return this.#fallback(task, signal, "a matched rule cannot be completed from the catalogue", checked);
-      }
-      if (outcome.why.startsWith("native compile refused")) source.nativeRefused = outcome.why;
-      return this.#fallback(task, signal, outcome.why, checked);
+    if (source.nativeRefused !== undefined) return source.nativeRefused;
+    if (!source.catalogue) return "the meta probe did not compile";
+    const outcome = await native.scan(task, signal);
+    if (!outcome.ok) {
+      if (outcome.refused) source.nativeRefused = outcome.why;
+      return outcome.why;
     }
-    return this.#fallback(task, signal, why ?? "", checked);
+    const matches = completeNativeMatches(outcome.result.rules, source.catalogue);
+    if (!matches) return "a matched rule cannot be completed from the catalogue";
+    this.nativeAnswers++;
+    const { compiledNow, compileMs, scanMs } = outcome.result;
+    return {
+      ok: true,
+      matches,
+      warnings: source.warnings,
+      console: [],
+      consoleTruncated: false,
+      compiledNow: checked.compiledNow || compiledNow,
+      compileMs: checked.compileMs + compileMs,
+      scanMs,
+    };
   }
 
   /** The source as the WebAssembly build compiled it: asked once, then known by its hash. */
@@ -90,10 +106,7 @@ export class RuleScanner {
     task: Task,
     key: string,
     signal: AbortSignal,
-  ): Promise<
-    | { ok: true; source: KnownSource; compiledNow: boolean; compileMs: number }
-    | Extract<TaskResult, { ok: false }>
-  > {
+  ): Promise<Checked | Extract<TaskResult, { ok: false }>> {
     const known = this.#known.get(key);
     if (known) return { ok: true, source: known, compiledNow: false, compileMs: 0 };
     const result = await this.#wasm.validate(task, signal);

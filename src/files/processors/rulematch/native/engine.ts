@@ -22,10 +22,10 @@ export interface NativeEngineOptions {
   timeoutMs: number;
 }
 
-/** A native answer, or why the WebAssembly build must answer instead. */
+/** A native answer, or why the WebAssembly build must answer instead (`refused`: the native build refused the source, and will again). */
 export type NativeOutcome =
   | { ok: true; result: Extract<NativeResult, { ok: true }> }
-  | { ok: false; why: string };
+  | { ok: false; why: string; refused: boolean };
 
 export class NativeEngine {
   #pool: SandboxPool<NativeTask, NativeResult> | undefined;
@@ -53,7 +53,7 @@ export class NativeEngine {
       const result = await pool.run(task, AbortSignal.any([deadline, clientGone]));
       return result.ok
         ? { ok: true, result }
-        : { ok: false, why: `native compile refused: ${result.refused}` };
+        : { ok: false, why: `native compile refused: ${result.refused}`, refused: true };
     } catch (err) {
       if (deadline.aborted || (err instanceof SandboxFailure && err.kind === "timeout")) {
         throw new ProcessorFailure(
@@ -82,7 +82,7 @@ export class NativeEngine {
   #fallback(why: string): NativeOutcome {
     if (this.#options.strict)
       throw new ProcessorFailure("engine_error", `The native YARA-X engine failed: ${why}`);
-    return { ok: false, why };
+    return { ok: false, why, refused: false };
   }
 
   #ensurePool(): SandboxPool<NativeTask, NativeResult> {
