@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { flag, integer, list, optionalText, readSettings, text } from "../common/settings.ts";
+import { flag, integer, list, oneOf, optionalText, readSettings, text } from "../common/settings.ts";
 
 /** Settings of the files service. Every limit is here, with its default; docs/configuration.md lists them. */
 export const filesSettings = {
@@ -123,6 +123,30 @@ export const filesSettings = {
     10_000,
     "Time limit of compiling one YARA source, in ms (its worker is stopped past it).",
     { min: 1 },
+  ),
+  rulesEngine: oneOf(
+    "RULES_ENGINE",
+    "auto",
+    "YARA engine scanning: auto (native YARA-X in sandbox processes, WebAssembly where it cannot answer), native (a native crash fails the request), wasm (WebAssembly only).",
+    ["auto", "native", "wasm"],
+  ),
+  rulesNativeMaxBytes: integer(
+    "RULES_NATIVE_MAX_BYTES",
+    1_000_000,
+    "Largest file scanned by the native YARA-X build, in bytes; larger ones are scanned by the WebAssembly build (faster per byte on some rules).",
+    { min: 0 },
+  ),
+  rulesNativeMemoryMb: integer(
+    "RULES_NATIVE_MEMORY_MB",
+    1024,
+    "Resident memory limit of one native YARA scan process, in MB; past it the scan is stopped.",
+    { min: 64 },
+  ),
+  rulesNativeMinProcesses: integer(
+    "RULES_NATIVE_MIN_PROCESSES",
+    1,
+    "Native YARA scan processes kept warm when idle (started with the first native scan).",
+    { min: 0, max: 256 },
   ),
   rulesConsoleMaxChars: integer(
     "RULES_CONSOLE_MAX_CHARS",

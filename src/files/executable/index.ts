@@ -138,7 +138,7 @@ export class ExecutableInspector {
 
   private async scan(path: string, signal: AbortSignal): Promise<{ lines: string[]; cut: boolean }> {
     const modules = new Set(["console", "math", ...FACT_MODULES.map((m) => m.module)]);
-    const result = await this.pool.run(
+    const result = await this.pool.scan(
       {
         rules: this.rules,
         // Our own source: the checks only have to let it through.

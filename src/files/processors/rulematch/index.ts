@@ -1,8 +1,10 @@
 /**
  * `POST /analyzer/rulematch`: the caller's YARA rules, bounded by a linear check of the source
  * (400 before any compiling; run in the worker, as a megabyte of source takes tens of ms), then
- * compiled and run by YARA-X in a pool of worker threads so a long scan never blocks other requests. A scan past SCAN_TIMEOUT_MS is ended by terminating its worker (YARA-X's
- * own timeout cannot interrupt WebAssembly).
+ * compiled by YARA-X's WebAssembly build in a pool of worker threads (the authority for errors and
+ * warnings) and scanned by the native YARA-X build in sandbox processes, or by the WebAssembly
+ * build where the native one cannot answer (engines.ts). A scan past SCAN_TIMEOUT_MS is ended by
+ * killing its process or terminating its worker (YARA-X's own timeout cannot interrupt WebAssembly).
  */
 import { readFileSync } from "node:fs";
 import { Type } from "typebox";
@@ -10,7 +12,9 @@ import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
 import type { Processor } from "../processor.ts";
 import { rulematchAnalysis, rulematchMetadata } from "../schemas.ts";
+import { RuleScanner } from "./engines.ts";
 import type { RuleLimits } from "./limits.ts";
+import { NativeEngine, nativeVersion } from "./native/engine.ts";
 import { YaraPool } from "./pool.ts";
 
 export function createRulematchProcessor(config: FilesConfig): Processor {
@@ -21,6 +25,18 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
     scanTimeoutMs: config.scanTimeoutMs,
     compileTimeoutMs: config.rulesCompileTimeoutMs,
   });
+  const native =
+    config.rulesEngine === "wasm"
+      ? undefined
+      : new NativeEngine({
+          strict: config.rulesEngine === "native",
+          processes: config.yaraWorkers,
+          minProcesses: config.rulesNativeMinProcesses,
+          idleMs: config.workerIdleMs,
+          memoryMb: config.rulesNativeMemoryMb,
+          timeoutMs: config.scanTimeoutMs,
+        });
+  const scanner = new RuleScanner(pool, native, config.rulesNativeMaxBytes);
   const limits: RuleLimits = {
     maxBytes: config.rulesMaxBytes,
     maxDepth: config.rulesMaxDepth,
@@ -52,7 +68,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
         plaintextMax: config.rulePlaintextMax,
         consoleMax: config.rulesConsoleMaxChars,
       };
-      const result = await pool.run(task, ctx.signal);
+      const result = await scanner.scan(task, file.size, ctx.signal);
       if (!result.ok) {
         const detail =
           result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
@@ -80,11 +96,29 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
             (last ? `; last worker retired at ${last.at} after: ${last.reason}` : ""),
           retired_workers: pool.retired,
         },
+        yara_native: nativeStatus(native, scanner, config.yaraWorkers),
       };
     },
     async close() {
-      await pool.destroy();
+      await Promise.all([pool.destroy(), native?.close()]);
     },
+  };
+}
+
+/** The native engine in health: processes, answers, fallbacks and crashes (counted like retired workers). */
+function nativeStatus(native: NativeEngine | undefined, scanner: RuleScanner, processes: number) {
+  if (!native) return { ready: false, detail: "off (RULES_ENGINE=wasm)" };
+  const fallback = scanner.lastFallback ? ` (last because: ${scanner.lastFallback})` : "";
+  const crash = native.lastCrash ? `; last crash at ${native.lastCrash.at}: ${native.lastCrash.reason}` : "";
+  return {
+    ready: native.unavailable === null,
+    version: nativeVersion(),
+    detail:
+      (native.unavailable !== null ? `unavailable: ${native.unavailable}; ` : "") +
+      `${native.started} of ${processes} native scan processes started; ` +
+      `${scanner.nativeAnswers} scans answered natively, ${scanner.fallbacks} by WebAssembly${fallback}` +
+      crash,
+    retired_workers: native.crashes,
   };
 }
 

@@ -27,10 +27,10 @@ type Prev = "operand" | "operator" | "assign" | "matches" | "import";
 const WORD_CHARS = new Uint8Array(128);
 for (const ch of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
   WORD_CHARS[ch.charCodeAt(0)] = 1;
-const isWord = (code: number) => code < 128 && WORD_CHARS[code] === 1;
+export const isWord = (code: number) => code < 128 && WORD_CHARS[code] === 1;
 const isDigit = (code: number) => code >= 48 && code <= 57;
-const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
-const isWordStart = (code: number) =>
+export const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
+export const isWordStart = (code: number) =>
   (isWord(code) && !isDigit(code)) || "$#@!".includes(String.fromCharCode(code));
 const UNARY_WORDS = new Set(["not", "defined"]);
 
@@ -52,7 +52,7 @@ function lineOf(source: string, index: number): string {
 }
 
 /** Reads a literal ending at an unescaped `close`; returns the index after it. */
-function skipDelimited(source: string, start: number, close: string): number {
+export function skipDelimited(source: string, start: number, close: string): number {
   let i = start;
   while (i < source.length) {
     const ch = source[i];
@@ -241,12 +241,12 @@ function literal(source: string, i: number, c: Counts, limits: RuleLimits): numb
   return end;
 }
 
-function skipLineComment(source: string, i: number): number {
+export function skipLineComment(source: string, i: number): number {
   const end = source.indexOf("\n", i);
   return end === -1 ? source.length : end + 1;
 }
 
-function skipBlockComment(source: string, i: number): number {
+export function skipBlockComment(source: string, i: number): number {
   const end = source.indexOf("*/", i + 2);
   return end === -1 ? source.length : end + 2;
 }

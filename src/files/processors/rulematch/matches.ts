@@ -25,7 +25,11 @@ export interface YaraXScanResult {
     isPrivate?: boolean;
     tags: string[];
     metadata: Array<{ identifier: string; value: unknown }>;
-    patterns: Array<{ identifier: string; matches: Array<{ offset: number; length: number }> }>;
+    patterns: Array<{
+      identifier: string;
+      isPrivate?: boolean;
+      matches: Array<{ offset: number; length: number }>;
+    }>;
   }>;
 }
 
@@ -42,6 +46,13 @@ export function plaintextOf(bytes: Uint8Array, maxBytes: number): string {
   return bytes.length > maxBytes ? `${out}…` : out;
 }
 
+type YaraXRule = NonNullable<YaraXScanResult["matches"]>[number];
+
+/** A rule's meta as Loupe reports it (byte strings as YARA-X's binding hands them over). */
+export function metaOf(rule: YaraXRule): RuleMatch["meta"] {
+  return Object.fromEntries(rule.metadata.map((e) => [e.identifier, metaValue(e.value)]));
+}
+
 function metaValue(value: unknown): string | number | boolean {
   if (typeof value === "number" || typeof value === "boolean" || typeof value === "string") return value;
   if (value instanceof Uint8Array) return plaintextOf(value, 4096);
@@ -55,7 +66,7 @@ export function toRuleMatches(result: YaraXScanResult, data: Uint8Array, plainte
       rule: m.identifier,
       tags: [...m.tags],
       namespace: m.namespace,
-      meta: Object.fromEntries(m.metadata.map((e) => [e.identifier, metaValue(e.value)])),
+      meta: metaOf(m),
       strings: m.patterns
         .filter((p) => p.matches.length > 0)
         .map((p) => ({

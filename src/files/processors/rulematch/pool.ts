@@ -6,7 +6,7 @@
 import { Piscina } from "piscina";
 import { ProcessorFailure } from "../processor.ts";
 import { faultOf, newStatus, PHASE, phaseLeft, phaseOf } from "./status.ts";
-import type { ScanTask, TaskResult } from "./worker.ts";
+import type { ScanTask, TaskResult, ValidateResult } from "./worker.ts";
 
 export interface PoolOptions {
   minThreads: number;
@@ -22,7 +22,7 @@ export interface Retirement {
 }
 
 export class YaraPool {
-  private readonly pool: Piscina<ScanTask, TaskResult>;
+  private readonly pool: Piscina<ScanTask, TaskResult | ValidateResult>;
   /** Workers retired after an engine fault since the start. */
   retired = 0;
   lastRetirement: Retirement | undefined;
@@ -31,7 +31,7 @@ export class YaraPool {
 
   constructor(options: PoolOptions) {
     this.options = options;
-    this.pool = new Piscina<ScanTask, TaskResult>({
+    this.pool = new Piscina<ScanTask, TaskResult | ValidateResult>({
       filename: new URL("./worker.ts", import.meta.url).href,
       minThreads: options.minThreads,
       maxThreads: options.maxThreads,
@@ -45,8 +45,20 @@ export class YaraPool {
     return this.pool.threads.length;
   }
 
-  /** Runs one scan; failures of the engine or its deadlines become ProcessorFailure. */
-  async run(task: Omit<ScanTask, "status">, clientGone: AbortSignal): Promise<TaskResult> {
+  /** Compiles and scans; failures of the engine or its deadlines become ProcessorFailure. */
+  async scan(task: Omit<ScanTask, "status" | "kind">, clientGone: AbortSignal): Promise<TaskResult> {
+    return (await this.run({ ...task, kind: "scan" }, clientGone)) as TaskResult;
+  }
+
+  /** Compiles and reads the rule catalogue (no scan). */
+  async validate(task: Omit<ScanTask, "status" | "kind">, clientGone: AbortSignal): Promise<ValidateResult> {
+    return (await this.run({ ...task, kind: "validate" }, clientGone)) as ValidateResult;
+  }
+
+  private async run(
+    task: Omit<ScanTask, "status">,
+    clientGone: AbortSignal,
+  ): Promise<TaskResult | ValidateResult> {
     const status = newStatus();
     const deadline = AbortSignal.timeout(this.options.scanTimeoutMs);
     const compileBudget = new AbortController();

@@ -7,9 +7,12 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Compiler, initSync, type Rules } from "@virustotal/yara-x";
+import { catalogueOf, type RuleCatalogue } from "./catalogue.ts";
 import { ConsoleCapture } from "./console.ts";
 import { checkRules, type RuleLimits, type RuleRefusal } from "./limits.ts";
+import { Lru } from "./lru.ts";
 import { type RuleMatch, toRuleMatches, type YaraXScanResult } from "./matches.ts";
+import { metaProbe } from "./probe.ts";
 import { PHASE, recordFault, setPhase } from "./status.ts";
 
 // The package is built for browsers; in Node the WebAssembly module is read from beside its entry point.
@@ -19,6 +22,8 @@ initSync({ module: readFileSync(new URL("yara_x_js_bg.wasm", import.meta.resolve
 const consoleOutput = new ConsoleCapture();
 
 export interface ScanTask {
+  /** "scan" compiles and scans; "validate" compiles and reads the rule catalogue (for the native engine). */
+  kind: "scan" | "validate";
   rules: string;
   /** Checked here, before compiling, so a long source never holds the event loop. */
   limits: RuleLimits;
@@ -43,6 +48,17 @@ export type TaskResult =
     }
   | { ok: false; error: "invalid_rules" | RuleRefusal["code"]; message: string };
 
+export type ValidateResult =
+  | {
+      ok: true;
+      warnings: string[];
+      /** Undefined when the meta probe did not compile: the native engine is not used for this source. */
+      catalogue: RuleCatalogue | undefined;
+      compiledNow: boolean;
+      compileMs: number;
+    }
+  | { ok: false; error: "invalid_rules" | RuleRefusal["code"]; message: string };
+
 interface Compiled {
   rules: Rules;
   warnings: string[];
@@ -57,8 +73,7 @@ class InvalidRules extends Error {
   }
 }
 
-/** Insertion-ordered map used as an LRU: a hit moves the entry to the end. */
-const cache = new Map<string, Compiled>();
+const cache = new Lru<Compiled>((evicted) => evicted.rules.free());
 
 function compile(
   source: string,
@@ -67,14 +82,17 @@ function compile(
 ): { compiled: Compiled; compiledNow: boolean; ms: number } {
   const key = createHash("sha256").update(source).digest("hex");
   const hit = cache.get(key);
-  if (hit) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return { compiled: hit, compiledNow: false, ms: 0 };
-  }
+  if (hit) return { compiled: hit, compiledNow: false, ms: 0 };
   const refusal = checkRules(source, limits);
   if (refusal) throw new InvalidRules(refusal.code, refusal.detail);
   const started = performance.now();
+  const compiled = build(source);
+  cache.set(key, compiled, cacheSize);
+  return { compiled, compiledNow: true, ms: performance.now() - started };
+}
+
+/** Compiles one source; compile errors throw InvalidRules, engine traps go up as they are. */
+function build(source: string): Compiled {
   const compiler = new Compiler();
   try {
     compiler.addSource(source);
@@ -86,14 +104,39 @@ function compile(
   if (compiler.errors.length > 0)
     throw new InvalidRules("invalid_rules", compilerErrors(compiler, undefined));
   const warnings = [...compiler.warnings];
-  const compiled = { rules: compiler.build(), warnings };
-  cache.set(key, compiled);
-  while (cache.size > cacheSize) {
-    const oldest = cache.keys().next().value as string;
-    cache.get(oldest)?.rules.free();
-    cache.delete(oldest);
+  return { rules: compiler.build(), warnings };
+}
+
+/** The catalogue of the source's rules, from one scan of its meta probe on an empty input. */
+function catalogue(source: string): RuleCatalogue | undefined {
+  const probe = metaProbe(source);
+  if (probe === undefined) return undefined;
+  let rules: Rules;
+  try {
+    rules = build(probe.source).rules;
+  } catch (err) {
+    if (err instanceof InvalidRules) return undefined;
+    throw err;
   }
-  return { compiled, compiledNow: true, ms: performance.now() - started };
+  try {
+    return catalogueOf(rules.scan(new Uint8Array(0)) as YaraXScanResult, probe.patterns);
+  } finally {
+    rules.free();
+  }
+}
+
+function validate(task: ScanTask): ValidateResult {
+  setPhase(task.status, PHASE.compiling);
+  const c = compile(task.rules, task.limits, task.cacheSize);
+  const started = performance.now();
+  const rules = catalogue(task.rules);
+  return {
+    ok: true,
+    warnings: c.compiled.warnings,
+    catalogue: rules,
+    compiledNow: c.compiledNow || rules !== undefined, // the probe was compiled now in any case
+    compileMs: c.ms + performance.now() - started,
+  };
 }
 
 function compilerErrors(compiler: Compiler, err: unknown): string {
@@ -128,9 +171,9 @@ function scan(task: ScanTask): TaskResult {
   }
 }
 
-export default function run(task: ScanTask): TaskResult {
+export default function run(task: ScanTask): TaskResult | ValidateResult {
   try {
-    return scan(task);
+    return task.kind === "validate" ? validate(task) : scan(task);
   } catch (err) {
     if (err instanceof InvalidRules) return { ok: false, error: err.code, message: err.message };
     recordFault(task.status, err instanceof Error ? `${err.name}: ${err.message}` : String(err));

@@ -1,0 +1,119 @@
+/**
+ * The native YARA-X engine behind a pool of sandbox processes (resident-memory watchdog, data
+ * rlimit, a time limit that kills the process: a real timeout). The pool starts on the first
+ * native scan. A process that dies mid-scan is counted and reported in health; the caller then
+ * answers from the WebAssembly build (or fails, with RULES_ENGINE=native). A process that cannot
+ * start (the package does not load on this platform) turns the native engine off for good.
+ */
+import { readFileSync } from "node:fs";
+import { findPrlimit } from "../../../sandbox/memory.ts";
+import { SandboxFailure, SandboxPool } from "../../../sandbox/pool.ts";
+import { ProcessorFailure } from "../../processor.ts";
+import { NATIVE_PACKAGE } from "./binding.ts";
+import type { NativeResult, NativeTask } from "./child.ts";
+
+export interface NativeEngineOptions {
+  /** "native": a crash or a missing package fails the request instead of falling back. */
+  strict: boolean;
+  processes: number;
+  minProcesses: number;
+  idleMs: number;
+  memoryMb: number;
+  timeoutMs: number;
+}
+
+/** A native answer, or why the WebAssembly build must answer instead (`refused`: the native build refused the source, and will again). */
+export type NativeOutcome =
+  | { ok: true; result: Extract<NativeResult, { ok: true }> }
+  | { ok: false; why: string; refused: boolean };
+
+export class NativeEngine {
+  #pool: SandboxPool<NativeTask, NativeResult> | undefined;
+  readonly #options: NativeEngineOptions;
+  /** Why the native engine is off for good (its process could not start), else null. */
+  unavailable: string | null = null;
+  /** Native processes that died during a scan since the start. */
+  crashes = 0;
+  lastCrash: { at: string; reason: string } | undefined;
+
+  constructor(options: NativeEngineOptions) {
+    this.#options = options;
+  }
+
+  get started(): number {
+    return this.#pool?.started ?? 0;
+  }
+
+  /** Scans natively; deadline and memory failures are the request's, a crash is a fallback. */
+  async scan(task: NativeTask, clientGone: AbortSignal): Promise<NativeOutcome> {
+    if (this.unavailable !== null) return this.#fallback(`native engine unavailable: ${this.unavailable}`);
+    const deadline = AbortSignal.timeout(this.#options.timeoutMs);
+    const pool = this.#ensurePool();
+    try {
+      const result = await pool.run(task, AbortSignal.any([deadline, clientGone]));
+      return result.ok
+        ? { ok: true, result }
+        : { ok: false, why: `native compile refused: ${result.refused}`, refused: true };
+    } catch (err) {
+      if (deadline.aborted || (err instanceof SandboxFailure && err.kind === "timeout")) {
+        throw new ProcessorFailure(
+          "timeout",
+          `The YARA scan did not finish within ${this.#options.timeoutMs} ms and was stopped.`,
+        );
+      }
+      if (clientGone.aborted)
+        throw new ProcessorFailure("aborted", "The client went away; the scan was stopped.");
+      if (err instanceof SandboxFailure && err.kind === "resource_limit")
+        throw new ProcessorFailure("resource_limit", err.message);
+      return this.#crashed(err, pool);
+    }
+  }
+
+  #crashed(err: unknown, pool: SandboxPool<NativeTask, NativeResult>): NativeOutcome {
+    const reason = err instanceof Error ? err.message : String(err);
+    if (pool.startFailure !== null) this.unavailable = pool.startFailure;
+    else {
+      this.crashes++;
+      this.lastCrash = { at: new Date().toISOString(), reason };
+    }
+    return this.#fallback(reason);
+  }
+
+  #fallback(why: string): NativeOutcome {
+    if (this.#options.strict)
+      throw new ProcessorFailure("engine_error", `The native YARA-X engine failed: ${why}`);
+    return { ok: false, why, refused: false };
+  }
+
+  #ensurePool(): SandboxPool<NativeTask, NativeResult> {
+    this.#pool ??= new SandboxPool<NativeTask, NativeResult>({
+      label: "The native YARA scan",
+      module: new URL("./child.ts", import.meta.url),
+      memoryMb: this.#options.memoryMb,
+      timeoutMs: this.#options.timeoutMs,
+      prlimit: findPrlimit(),
+      size: this.#options.processes,
+      minIdle: this.#options.minProcesses,
+      idleMs: this.#options.idleMs,
+    });
+    return this.#pool;
+  }
+
+  async close(): Promise<void> {
+    await this.#pool?.close();
+  }
+}
+
+/** The native package's version and the YARA-X version it embeds, or why it is missing. */
+export function nativeVersion(): string {
+  try {
+    const url = new URL("./package.json", import.meta.resolve(`${NATIVE_PACKAGE}/package.json`));
+    const { version } = JSON.parse(readFileSync(url, "utf8")) as { version: string };
+    return `yara-x ${EMBEDDED_YARA_X} (${NATIVE_PACKAGE} ${version})`;
+  } catch (err) {
+    return `not installed (${err instanceof Error ? err.message : String(err)})`;
+  }
+}
+
+/** The YARA-X crate version the package's prebuilt binary embeds (its Cargo.lock; not exported at run time). */
+const EMBEDDED_YARA_X = "1.7.1";
