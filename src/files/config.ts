@@ -69,8 +69,9 @@ export const filesSettings = {
     "YARA worker threads kept even when idle (0 gives their memory back; the next request starts a thread).",
     { min: 0, max: 256 },
   ),
+  // At least 1: the rule set a scan is about to use is itself an entry of the cache.
   rulesCacheSize: integer("RULES_CACHE_SIZE", 32, "Compiled YARA rule sets kept per worker (LRU).", {
-    min: 0,
+    min: 1,
     max: 10_000,
   }),
   ruleMaxMatchesPerString: integer(
