@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ruleCases } from "../../bench/compare/inputs.ts";
 import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { type Json, json } from "../helpers/json.ts";
+import { ruleCases } from "../helpers/rule-cases.ts";
 import { corpus, PRIVATE_GLOBAL_RULES, RULES } from "../helpers/yara-corpus.ts";
 
 /** Meta of every type YARA-X has, escapes included; private rules, tags, counts, jumps, regexes. */
