@@ -13,7 +13,7 @@ import { type MultipartBody, multipartBody } from "../lib/multipart.ts";
 import { startChildServer } from "../lib/server.ts";
 import { type ImageInput, phonePhotos, ruleCases, smallImages } from "./inputs.ts";
 import { checkThumbnailHashes, matchesOf, normalizeMatches, pixelHash } from "./outputs.ts";
-import { groupCpuSeconds, processTreeCpuSeconds, startPeer } from "./peer.ts";
+import { groupCpuSeconds, peerEnvironment, processTreeCpuSeconds, startPeer } from "./peer.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SCALE = Number(process.env.BENCH_COMPARE_SCALE ?? 1);
@@ -140,6 +140,9 @@ async function side(
 async function main(): Promise<void> {
   console.log(
     `compare benchmark — ${os.cpus().length} cores; Python peer (uvicorn, ${PEER_WORKERS} workers) vs Loupe files server; best of ${ROUNDS} alternating rounds`,
+  );
+  console.log(
+    `GLIBC_TUNABLES: Loupe "${process.env.GLIBC_TUNABLES ?? ""}", peer "${peerEnvironment().GLIBC_TUNABLES ?? ""}"`,
   );
   const t0 = performance.now();
   const list = await measures();

@@ -31,6 +31,17 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
+/**
+ * The peer runs as Mandolin is deployed: with the C library's defaults, not with the
+ * `GLIBC_TUNABLES` that `./loupe` sets for Loupe (huge pages cut page-fault costs for both
+ * servers alike: docs/benchmarks.md). `BENCH_PEER_GLIBC_TUNABLES` gives the peer tunables of its own.
+ */
+export function peerEnvironment(): NodeJS.ProcessEnv {
+  const { GLIBC_TUNABLES: _loupes, ...env } = process.env;
+  const own = process.env.BENCH_PEER_GLIBC_TUNABLES;
+  return own ? { ...env, GLIBC_TUNABLES: own } : env;
+}
+
 export async function startPeer(workers: number): Promise<Peer> {
   const missing = ensureDebianPackages(PEER_PACKAGES, { info: console.log, warn: console.warn });
   if (missing.length > 0) throw new Error(`the peer needs these Debian packages: ${missing.join(" ")}`);
@@ -54,7 +65,7 @@ export async function startPeer(workers: number): Promise<Peer> {
       "--no-access-log",
     ],
     // Its own process group, so stopping it also ends the uvicorn worker processes.
-    { stdio: ["ignore", "ignore", "inherit"], detached: true },
+    { stdio: ["ignore", "ignore", "inherit"], detached: true, env: peerEnvironment() },
   );
   // Detached, the group would outlive a benchmark that crashes: end it when this process exits.
   const endGroup = () => {
