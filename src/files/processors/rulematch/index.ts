@@ -17,7 +17,8 @@ import type { RuleLimits } from "./limits.ts";
 import { NativeEngine, nativeVersion } from "./native/engine.ts";
 import { YaraPool } from "./pool.ts";
 
-export function createRulematchProcessor(config: FilesConfig): Processor {
+/** The WebAssembly worker pool (compiles every source; scans where native cannot) and the native engine, unless RULES_ENGINE=wasm. */
+function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEngine | undefined } {
   const pool = new YaraPool({
     minThreads: config.workerMinThreads,
     maxThreads: config.yaraWorkers,
@@ -36,6 +37,11 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
           memoryMb: config.rulesNativeMemoryMb,
           timeoutMs: config.scanTimeoutMs,
         });
+  return { pool, native };
+}
+
+export function createRulematchProcessor(config: FilesConfig): Processor {
+  const { pool, native } = createEngines(config);
   const scanner = new RuleScanner(pool, native, config.rulesNativeMaxBytes);
   const limits: RuleLimits = {
     maxBytes: config.rulesMaxBytes,
@@ -86,22 +92,27 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
       return { content: null, metadata, analysis: { rules, matches: result.matches } };
     },
     async engines() {
-      const last = pool.lastRetirement;
       return {
-        yara: {
-          ready: true,
-          version: `yara-x ${YARA_X_VERSION}`,
-          detail:
-            `${pool.threads} of ${config.yaraWorkers} workers started` +
-            (last ? `; last worker retired at ${last.at} after: ${last.reason}` : ""),
-          retired_workers: pool.retired,
-        },
+        yara: wasmStatus(pool, config.yaraWorkers),
         yara_native: nativeStatus(native, scanner, config.yaraWorkers),
       };
     },
     async close() {
       await Promise.all([pool.destroy(), native?.close()]);
     },
+  };
+}
+
+/** The WebAssembly workers in health: threads started and retired after an engine fault. */
+function wasmStatus(pool: YaraPool, maxThreads: number) {
+  const last = pool.lastRetirement;
+  return {
+    ready: true,
+    version: `yara-x ${YARA_X_VERSION}`,
+    detail:
+      `${pool.threads} of ${maxThreads} workers started` +
+      (last ? `; last worker retired at ${last.at} after: ${last.reason}` : ""),
+    retired_workers: pool.retired,
   };
 }
 
