@@ -5,7 +5,6 @@
  */
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import cookie from "@fastify/cookie";
-import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -24,6 +23,7 @@ import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import type { HttpTimeouts } from "./config.ts";
 import { type ErrorBody, HttpError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
+import { securityHeaders } from "./security-headers.ts";
 
 export interface HttpServerOptions {
   name: string;
@@ -95,7 +95,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
     reply.header("x-request-id", req.id);
   });
   installErrorHandlers(app, opts.mapError);
-  await app.register(helmet, {
+  const headers = securityHeaders({
     // The docs UI needs inline styles; nothing else of ours loads third-party content.
     contentSecurityPolicy: {
       directives: {
@@ -108,6 +108,10 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
     crossOriginEmbedderPolicy: false,
     // HSTS over plain HTTP means nothing and is wrong (RFC 6797 §7.2): added below only over https.
     strictTransportSecurity: false,
+  });
+  app.addHook("onRequest", (_req, reply, done) => {
+    for (const [name, value] of headers) reply.raw.setHeader(name, value);
+    done();
   });
   installHsts(app, opts.alwaysHsts ?? false);
   if (opts.rateLimitPerMinute > 0) await limitPerMinute(app, opts.rateLimitPerMinute);

@@ -29,7 +29,23 @@ describe("shared HTTP bootstrap", () => {
       assert.equal(res.headers.get("x-request-id"), "case-42");
       assert.equal(res.headers.get("x-content-type-options"), "nosniff");
       assert.equal(res.headers.get("x-frame-options"), "SAMEORIGIN");
-      assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'self'/);
+      // Worked out once at start, the same on every response: a route, a 404, a refused upload.
+      const expected = {
+        "content-security-policy":
+          "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' 'unsafe-inline';upgrade-insecure-requests",
+        "cross-origin-opener-policy": "same-origin",
+        "cross-origin-resource-policy": "same-origin",
+        "referrer-policy": "no-referrer",
+        "x-dns-prefetch-control": "off",
+        "x-permitted-cross-domain-policies": "none",
+        "x-xss-protection": "0",
+      };
+      const missing = await fetch(`${server.url}/no/such/route`);
+      const refused = await fetch(`${server.url}/analyzer/rulematch`, { method: "POST" });
+      for (const r of [res, missing, refused])
+        for (const [name, value] of Object.entries(expected)) assert.equal(r.headers.get(name), value, name);
+      assert.equal(missing.status, 404);
+      assert.equal(res.headers.get("strict-transport-security"), null);
       const evil = await fetch(`${server.url}/`, {
         headers: { "x-request-id": "<script>alert(1)</script>" },
       });

@@ -1,6 +1,8 @@
 /** The Colander request protocol end to end, against a fake VirusTotal, on SQLite and PostgreSQL. */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
+import { request } from "undici";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
 import {
@@ -155,6 +157,45 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       }
       assert.equal((await pollUntilDone(server, file(MD5))).status, 200);
       assert.equal(vt.calls.length, callsBefore + 1);
+    });
+
+    it("sends the stored answer gzipped to clients that accept it, the same document once unzipped", async () => {
+      const ask = (acceptEncoding: string) =>
+        request(`${server.url}/api/request/`, {
+          method: "POST",
+          headers: {
+            authorization: `Token ${server.key}`,
+            "content-type": "application/json",
+            "accept-encoding": acceptEncoding,
+          },
+          body: JSON.stringify(file(MD5)),
+        });
+      const plain = await ask("identity");
+      const plainBody = Buffer.from(await plain.body.arrayBuffer());
+      assert.equal(plain.statusCode, 200);
+      assert.equal(plain.headers["content-encoding"], undefined);
+      assert.equal(plain.headers.vary, "accept-encoding");
+      // What python-requests sends on every call (Colander), then a client that refuses gzip.
+      for (const [header, gzipped] of [
+        ["gzip, deflate", true],
+        ["br;q=1, gzip;q=0.5", true],
+        ["gzip;q=0, deflate", false],
+        ["*;q=0", false],
+      ] as const) {
+        const res = await ask(header);
+        const body = Buffer.from(await res.body.arrayBuffer());
+        assert.equal(res.statusCode, 200, header);
+        assert.equal(res.headers["content-encoding"], gzipped ? "gzip" : undefined, header);
+        assert.equal(res.headers.vary, "accept-encoding", header);
+        const text = (gzipped ? gunzipSync(body) : body).toString("utf8");
+        // Each vendor's age is in whole seconds: compare the document, and its sources' vendors.
+        const doc = JSON.parse(text) as { sources: Record<string, unknown> };
+        const plainDoc = JSON.parse(plainBody.toString("utf8")) as { sources: Record<string, unknown> };
+        assert.deepEqual(Object.keys(doc.sources), Object.keys(plainDoc.sources));
+        assert.deepEqual({ ...doc, sources: null }, { ...plainDoc, sources: null }, header);
+        if (gzipped)
+          assert.ok(body.length < plainBody.length / 2, `${body.length} of ${plainBody.length} bytes`);
+      }
     });
 
     it("joins identical concurrent refreshes: one vendor call for many forced requests", async () => {

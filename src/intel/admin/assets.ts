@@ -1,17 +1,16 @@
 /**
  * The panel's static files: our stylesheet and scripts, and Mermaid's browser bundle from its npm
  * package (served locally: the panel never loads anything from another origin). Read once,
- * gzipped once, served with a version-stamped cache policy.
+ * gzipped once (common/gzip.ts), served with a version-stamped cache policy.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { sendBytes } from "../../common/gzip.ts";
 
 interface Asset {
   type: string;
   body: Buffer;
-  gzipped: Buffer;
 }
 
 const SOURCES: Record<string, { url: URL | string; type: string }> = {
@@ -49,7 +48,7 @@ function load(name: string): Asset | undefined {
   let asset = cache.get(name);
   if (!asset) {
     const body = readFileSync(fileURLToPath(source.url));
-    asset = { type: source.type, body, gzipped: gzipSync(body) };
+    asset = { type: source.type, body };
     cache.set(name, asset);
   }
   return asset;
@@ -58,9 +57,5 @@ function load(name: string): Asset | undefined {
 export function serveAsset(req: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply) {
   const asset = load(req.params.name);
   if (!asset) return reply.code(404).send({ detail: `No asset ${req.params.name}.`, code: "not_found" });
-  reply.type(asset.type).header("cache-control", "private, max-age=300").header("vary", "accept-encoding");
-  if (/\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""))) {
-    return reply.header("content-encoding", "gzip").send(asset.gzipped);
-  }
-  return reply.send(asset.body);
+  return sendBytes(req, reply.type(asset.type).header("cache-control", "private, max-age=300"), asset.body);
 }

@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { Type } from "typebox";
 import { notFound } from "../../common/errors.ts";
+import { sendBytes } from "../../common/gzip.ts";
 import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
@@ -217,11 +218,8 @@ function registerAsk(app: App, deps: ApiDeps): void {
         view: req.readView,
       });
       if (answer.status === 200) {
-        // Already-serialised JSON bytes: Fastify sends buffers as they are.
-        return reply
-          .code(200)
-          .type("application/json; charset=utf-8")
-          .send(answer.json as unknown as never);
+        // Already-serialised JSON bytes, the same Buffer for every asker until the answer changes.
+        return sendBytes(req, reply.code(200).type("application/json; charset=utf-8"), answer.json);
       }
       // The key's webhook (if any) is called when this request finishes.
       await watchRequest(deps, req.apiKeyHash ?? "", answer.request.id);

@@ -153,9 +153,8 @@ export async function authenticateKey(
   if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) || row.is_active !== 1)
     return undefined;
   // Recording every use would turn each read into a write; once a minute is enough to show activity.
-  const now = nowIso();
-  if (!row.last_used_at || Date.parse(now) - Date.parse(row.last_used_at) > 60_000) {
-    await db.updateTable("tokens").set({ last_used_at: now }).where("id", "=", row.token_id).execute();
+  if (!row.last_used_at || Date.now() - Date.parse(row.last_used_at) > 60_000) {
+    await db.updateTable("tokens").set({ last_used_at: nowIso() }).where("id", "=", row.token_id).execute();
   }
   return userRow(row);
 }
