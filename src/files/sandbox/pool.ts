@@ -4,7 +4,6 @@
  * `minIdle`, stopped after `idleMs` unused, and replaced after any failure: a job that kills its
  * process costs that one job. A process that kept much memory after a job is retired too.
  */
-import { residentBytes } from "./memory.ts";
 import { type ProcessLimits, SandboxFailure, SandboxProcess } from "./process.ts";
 
 export { SandboxFailure } from "./process.ts";
@@ -55,7 +54,7 @@ export class SandboxPool<Task, Result> {
         this.lastFailure = { at: new Date().toISOString(), kind: err.kind, message: err.message };
       throw err;
     } finally {
-      await this.#release(proc);
+      this.#release(proc);
     }
   }
 
@@ -102,14 +101,17 @@ export class SandboxPool<Task, Result> {
     });
   }
 
-  async #release(proc: SandboxProcess): Promise<void> {
+  #release(proc: SandboxProcess): void {
     if (proc.alive) {
-      const rss = await residentBytes(proc.child.pid ?? 0);
+      const rss = proc.residentBytes();
       if (rss !== null && rss > this.options.memoryMb * MB * RETIRE_SHARE) proc.kill();
     }
     if (!proc.alive || this.#closed) return; // its exit hands its place to a waiter
     const waiter = this.#waiters.shift();
-    if (waiter) return waiter.give(proc);
+    if (waiter) {
+      waiter.give(proc);
+      return;
+    }
     this.#idle.push(proc);
     this.#idleTimers.set(
       proc,

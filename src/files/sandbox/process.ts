@@ -5,7 +5,7 @@
  * the process is killed with its process group; the caller's process is never touched.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { DATA_LIMIT_HEADROOM_MB, residentBytes } from "./memory.ts";
+import { DATA_LIMIT_HEADROOM_MB, ResidentMemory } from "./memory.ts";
 
 export type FailureKind = "timeout" | "resource_limit" | "engine_error" | "aborted";
 
@@ -63,9 +63,12 @@ export class SandboxProcess {
 
   readonly limits: ProcessLimits;
 
+  readonly #memory: ResidentMemory;
+
   constructor(limits: ProcessLimits, onExit: (proc: SandboxProcess) => void) {
     this.limits = limits;
     this.child = spawnChild(limits);
+    this.#memory = new ResidentMemory(this.child.pid ?? 0);
     this.child.stderr?.on("data", (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
     });
@@ -83,6 +86,7 @@ export class SandboxProcess {
     this.child.on("message", (m: Reply) => this.#onReply(m));
     this.child.once("exit", (code, signal) => {
       this.exited = true;
+      this.#memory.close();
       this.#job?.settle({ error: this.#stoppedFor ?? this.#died(code, signal) });
       onExit(this);
     });
@@ -108,8 +112,8 @@ export class SandboxProcess {
           ),
         timeoutMs,
       );
-      const watch = setInterval(async () => {
-        const rss = await residentBytes(this.child.pid ?? 0);
+      const watch = setInterval(() => {
+        const rss = this.residentBytes();
         if (rss !== null && rss > memoryMb * MB) stop(this.#overMemory());
       }, POLL_MS);
       const onAbort = () => stop(new SandboxFailure("aborted", `${label} was abandoned by its caller.`));
@@ -129,6 +133,11 @@ export class SandboxProcess {
       if (signal.aborted) onAbort();
       else this.child.send({ id, task });
     });
+  }
+
+  /** Its resident memory now, or null once it is gone. */
+  residentBytes(): number | null {
+    return this.exited ? null : this.#memory.bytes();
   }
 
   /** Ends the process and anything it started (its own process group). */
