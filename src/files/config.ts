@@ -16,8 +16,8 @@ export const filesSettings = {
   ),
   uploadMemoryMax: integer(
     "UPLOAD_MEMORY_MAX",
-    0,
-    "Uploads of at most this many bytes (by Content-Length) are kept in memory instead of a temp file, for the routes that work on bytes (thumbnails); 0 (the default: measured slower, see docs/benchmarks.md) turns it off.",
+    65_536,
+    "Uploads of at most this many bytes (by Content-Length) are kept in memory instead of a temp file, for the routes that work on bytes (rulematch and yara, thumbnails); 0 turns it off. Past ≈ 30 KB an image costs more as bytes over IPC than as a temp file (docs/benchmarks.md).",
     { min: 0 },
   ),
   tmpDir: text(

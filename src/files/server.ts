@@ -28,7 +28,14 @@ import {
   type StreamingRun,
 } from "./processors/processor.ts";
 import { createProcessors } from "./processors/registry.ts";
-import { installUploads, receiveUpload, type Upload, type UploadLimits } from "./upload.ts";
+import {
+  type InMemoryFile,
+  installUploads,
+  receiveUpload,
+  type Upload,
+  type UploadedFile,
+  type UploadLimits,
+} from "./upload.ts";
 
 const ErrorSchema = Type.Object({ detail: Type.String(), code: Type.String() });
 const fileField = Type.String({ format: "binary", description: "The file to analyse." });
@@ -145,9 +152,7 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
       const started = performance.now();
       let output: ProcessorOutput;
       try {
-        output = streaming
-          ? await streaming.finish(upload.file)
-          : await processor.run(upload.file, upload.fields, ctx);
+        output = await runOn(processor, upload, streaming, ctx);
       } catch (err) {
         if (err instanceof HttpError) throw err;
         const failure = err instanceof ProcessorFailure ? err : unexpectedFailure(req.log, processor, err);
@@ -174,13 +179,34 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
   );
 }
 
-/** The upload, fed to the processor while it arrives when the processor can work that way. */
+/** The processor's work on the upload, however it was received. */
+function runOn(
+  processor: Processor,
+  { file, fields }: Upload<UploadedFile | InMemoryFile>,
+  streaming: StreamingRun | undefined,
+  ctx: ProcessorContext,
+): Promise<ProcessorOutput> {
+  if (file.bytes) {
+    if (!processor.runOnBytes) throw new Error(`${processor.name} was given bytes it cannot read`);
+    return processor.runOnBytes(file, fields, ctx);
+  }
+  return streaming ? streaming.finish(file) : processor.run(file, fields, ctx);
+}
+
+/**
+ * The upload, fed to the processor while it arrives when the processor can work that way, or
+ * kept in memory when small and the processor works on bytes.
+ */
 async function receiveForProcessor(
   req: FastifyRequest,
   processor: Processor,
   limits: UploadLimits,
   ctx: ProcessorContext,
-): Promise<{ upload: Upload; streaming: StreamingRun | undefined }> {
+): Promise<{ upload: Upload<UploadedFile | InMemoryFile>; streaming: StreamingRun | undefined }> {
+  const hash = processor.needsHashes !== false;
+  if (processor.runOnBytes) {
+    return { upload: await receiveUpload(req, limits, { hash, memory: true }), streaming: undefined };
+  }
   let streaming: StreamingRun | undefined;
   const startRun = processor.startRun?.bind(processor);
   const tap =
@@ -190,7 +216,7 @@ async function receiveForProcessor(
       return streaming.sink;
     });
   try {
-    const upload = await receiveUpload(req, limits, { hash: processor.needsHashes !== false, tap });
+    const upload = await receiveUpload(req, limits, { hash, tap });
     return { upload, streaming };
   } catch (err) {
     streaming?.sink.destroy();
@@ -254,7 +280,7 @@ function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits):
       },
     },
     async (req, reply) => {
-      // Within UPLOAD_MEMORY_MAX (off by default) the image goes to the thumbnail process as bytes.
+      // Within UPLOAD_MEMORY_MAX (64 KiB by default) the image goes to the thumbnail process as bytes.
       const { file } = await receiveUpload(req, limits, { hash: false, memory: true });
       const png = await decodeSlot(() => thumbnails.run(file.bytes ?? file.path, req.query));
       return reply.type("image/png").send(png);

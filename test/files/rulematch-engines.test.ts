@@ -66,15 +66,22 @@ async function nativeAnswers(server: TestFilesServer): Promise<number> {
   return Number(/(\d+) scans answered natively/.exec(detail)?.[1]);
 }
 
-for (const maxMatches of ["1000", "3"]) {
-  describe(`native YARA-X answers like the WebAssembly build (RULE_MAX_MATCHES_PER_STRING=${maxMatches})`, () => {
+// Each engine also reads the upload both ways: from a temp file (UPLOAD_MEMORY_MAX=0) and as bytes
+// sent in its task (small uploads kept in memory, the default).
+const VARIANTS = [
+  { maxMatches: "1000", wasmMemory: "0", nativeMemory: "65536" },
+  { maxMatches: "3", wasmMemory: "65536", nativeMemory: "0" },
+];
+
+for (const { maxMatches, wasmMemory, nativeMemory } of VARIANTS) {
+  describe(`native YARA-X answers like the WebAssembly build (RULE_MAX_MATCHES_PER_STRING=${maxMatches}, UPLOAD_MEMORY_MAX wasm ${wasmMemory} / native ${nativeMemory})`, () => {
     let wasm: TestFilesServer;
     let native: TestFilesServer;
     before(async () => {
       const env = { YARA_WORKERS: "1", RULE_MAX_MATCHES_PER_STRING: maxMatches, RULE_PLAINTEXT_MAX: "16" };
       // One after the other: two servers booting at once on a loaded machine can miss Fastify's start timeout.
-      wasm = await startFilesServer({ ...env, RULES_ENGINE: "wasm" });
-      native = await startFilesServer({ ...env, RULES_ENGINE: "native" });
+      wasm = await startFilesServer({ ...env, RULES_ENGINE: "wasm", UPLOAD_MEMORY_MAX: wasmMemory });
+      native = await startFilesServer({ ...env, RULES_ENGINE: "native", UPLOAD_MEMORY_MAX: nativeMemory });
     });
     after(async () => {
       await wasm?.close();

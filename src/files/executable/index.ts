@@ -151,7 +151,7 @@ export class ExecutableInspector {
           maxAlternatives: 0,
           modules,
         },
-        path,
+        input: { path },
         cacheSize: 1,
         maxMatchesPerString: 1,
         plaintextMax: 0,

@@ -43,6 +43,7 @@ export function mandolinAliases(processors: Processor[]): Processor[] {
 }
 
 function aliasOf(inner: Processor, alias: Alias): Processor {
+  const onBytes = inner.runOnBytes?.bind(inner);
   return {
     name: alias.name,
     url: `/analyzer/${alias.name}`,
@@ -52,6 +53,9 @@ function aliasOf(inner: Processor, alias: Alias): Processor {
     metadataSchema: inner.metadataSchema,
     analysisSchema: alias.analysisSchema,
     run: async (file, fields, ctx) => alias.adapt(await inner.run(file, fields, ctx)),
+    ...(onBytes && {
+      runOnBytes: async (file, fields, ctx) => alias.adapt(await onBytes(file, fields, ctx)),
+    }),
     // The engines are the inner processor's, reported once under its own name by `GET /`.
     engines: async () => ({}),
   };

@@ -6,7 +6,7 @@
 import type { Writable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import { type TObject, type TSchema, Type } from "typebox";
-import type { UploadedFile } from "../upload.ts";
+import type { InMemoryFile, UploadedFile } from "../upload.ts";
 
 export interface ProcessorOutput {
   /** Top-level `content` of the analysis result (the extracted text), or null. */
@@ -49,6 +49,15 @@ export interface Processor {
   analysisSchema: TSchema;
   /** Refuses bad fields with an HttpError before any work; runs once the upload is saved. */
   run(file: UploadedFile, fields: Record<string, string>, ctx: ProcessorContext): Promise<ProcessorOutput>;
+  /**
+   * Its own route keeps an upload within UPLOAD_MEMORY_MAX in memory when the processor can work
+   * on bytes (no temp file to write, hand over and remove), and calls this instead of `run`.
+   */
+  runOnBytes?(
+    file: InMemoryFile,
+    fields: Record<string, string>,
+    ctx: ProcessorContext,
+  ): Promise<ProcessorOutput>;
   /**
    * Its own route may instead start the work when the file begins to arrive (fields are not read
    * then): the bytes are written to `sink` as they come, beside the temp file.

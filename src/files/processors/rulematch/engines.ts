@@ -51,7 +51,7 @@ export class RuleScanner {
     this.#nativeMaxBytes = nativeMaxBytes;
   }
 
-  /** Scans the file at `task.path` (`size` bytes). */
+  /** Scans `task.input` (`size` bytes). */
   async scan(task: Task, size: number, signal: AbortSignal): Promise<TaskResult> {
     const native = this.#native;
     // Past RULES_NATIVE_MAX_BYTES the per-scan cost no longer matters and the WebAssembly build

@@ -10,9 +10,10 @@ import { readFileSync } from "node:fs";
 import { Type } from "typebox";
 import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
-import type { Processor } from "../processor.ts";
+import type { Processor, ProcessorContext, ProcessorOutput } from "../processor.ts";
 import { rulematchAnalysis, rulematchMetadata } from "../schemas.ts";
 import { RuleScanner } from "./engines.ts";
+import type { ScanInput } from "./input.ts";
 import type { RuleLimits } from "./limits.ts";
 import { NativeEngine, nativeVersion } from "./native/engine.ts";
 import { YaraPool } from "./pool.ts";
@@ -52,6 +53,42 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
     maxAlternatives: config.rulesMaxAlternatives,
     modules: new Set(config.rulesModules),
   };
+  async function scanUpload(
+    input: ScanInput,
+    size: number,
+    fields: Record<string, string>,
+    ctx: ProcessorContext,
+  ): Promise<ProcessorOutput> {
+    const rules = fields.rules ?? "";
+    if (rules.trim() === "") {
+      throw badRequest("no_rules", 'Send the YARA rules to run in the form field "rules".');
+    }
+    const task = {
+      rules,
+      limits,
+      input,
+      cacheSize: config.rulesCacheSize,
+      maxMatchesPerString: config.ruleMaxMatchesPerString,
+      plaintextMax: config.rulePlaintextMax,
+      consoleMax: config.rulesConsoleMaxChars,
+    };
+    const result = await scanner.scan(task, size, ctx.signal);
+    if (!result.ok) {
+      const detail =
+        result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
+      throw badRequest(result.error, detail);
+    }
+    const metadata = {
+      warnings: result.warnings,
+      rules_cached: !result.compiledNow,
+      compile_ms: round(result.compileMs),
+      scan_ms: round(result.scanMs),
+      ...(limits.modules.has("console")
+        ? { console: result.console, console_truncated: result.consoleTruncated }
+        : {}),
+    };
+    return { content: null, metadata, analysis: { rules, matches: result.matches } };
+  }
   return {
     name: "rulematch",
     url: "https://virustotal.github.io/yara-x/",
@@ -60,37 +97,9 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
     fields: Type.Object({ rules: Type.String({ description: "YARA rules source." }) }),
     metadataSchema: rulematchMetadata,
     analysisSchema: rulematchAnalysis,
-    async run(file, fields, ctx) {
-      const rules = fields.rules ?? "";
-      if (rules.trim() === "") {
-        throw badRequest("no_rules", 'Send the YARA rules to run in the form field "rules".');
-      }
-      const task = {
-        rules,
-        limits,
-        path: file.path,
-        cacheSize: config.rulesCacheSize,
-        maxMatchesPerString: config.ruleMaxMatchesPerString,
-        plaintextMax: config.rulePlaintextMax,
-        consoleMax: config.rulesConsoleMaxChars,
-      };
-      const result = await scanner.scan(task, file.size, ctx.signal);
-      if (!result.ok) {
-        const detail =
-          result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
-        throw badRequest(result.error, detail);
-      }
-      const metadata = {
-        warnings: result.warnings,
-        rules_cached: !result.compiledNow,
-        compile_ms: round(result.compileMs),
-        scan_ms: round(result.scanMs),
-        ...(limits.modules.has("console")
-          ? { console: result.console, console_truncated: result.consoleTruncated }
-          : {}),
-      };
-      return { content: null, metadata, analysis: { rules, matches: result.matches } };
-    },
+    run: (file, fields, ctx) => scanUpload({ path: file.path }, file.size, fields, ctx),
+    // A small upload kept in memory (UPLOAD_MEMORY_MAX) goes to the scan process as bytes: no temp file.
+    runOnBytes: (file, fields, ctx) => scanUpload({ bytes: file.bytes }, file.size, fields, ctx),
     async engines() {
       return {
         yara: wasmStatus(pool, config.yaraWorkers),

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { Compiler, initSync, type Rules } from "@virustotal/yara-x";
 import { catalogueOf, type RuleCatalogue } from "./catalogue.ts";
 import { ConsoleCapture } from "./console.ts";
+import { inputBytes, type ScanInput } from "./input.ts";
 import { checkRules, type RuleLimits, type RuleRefusal } from "./limits.ts";
 import { Lru } from "./lru.ts";
 import { type RuleMatch, toRuleMatches, type YaraXScanResult } from "./matches.ts";
@@ -27,7 +28,8 @@ export interface ScanTask {
   rules: string;
   /** Checked here, before compiling, so a long source never holds the event loop. */
   limits: RuleLimits;
-  path: string;
+  /** The file: its temp file, or its bytes when the upload was kept in memory. */
+  input: ScanInput;
   cacheSize: number;
   maxMatchesPerString: number;
   plaintextMax: number;
@@ -150,7 +152,7 @@ function scan(task: ScanTask): TaskResult {
   setPhase(task.status, PHASE.compiling);
   const c = compile(task.rules, task.limits, task.cacheSize);
   setPhase(task.status, PHASE.scanning);
-  const data = readFileSync(task.path);
+  const data = inputBytes(task.input);
   const started = performance.now();
   const scanner = c.compiled.rules.scanner();
   consoleOutput.start(task.consoleMax);
