@@ -246,14 +246,22 @@ async function saveToTempFile(
   return { path: tempPath, ...counted(counter) };
 }
 
-/** The caller checked Content-Length against `memoryMax`, so this holds at most that much. */
+/**
+ * The caller checked Content-Length against `memoryMax`, so this holds at most that much. Read
+ * straight from the part (a file past the size limit errors it, as in a pipeline): a stream
+ * pipeline cost more than the read itself on these small bodies (it builds an AbortError when done).
+ */
 async function readToMemory(source: NodeJS.ReadableStream, hash: boolean): Promise<Received<InMemoryFile>> {
-  const counter = hash ? new HashingStream() : new CountingStream();
+  const digests = hash ? new Digests() : undefined;
   const chunks: Buffer[] = [];
-  await pipeline(source, counter, async (stream: AsyncIterable<Buffer>) => {
-    for await (const chunk of stream) chunks.push(chunk);
-  });
-  return { bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks), ...counted(counter) };
+  let size = 0;
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    digests?.update(chunk);
+    chunks.push(chunk);
+  }
+  const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  return { bytes, size, ...(digests ? { hashes: digests.result() } : {}) };
 }
 
 function counted(counter: CountingStream): { size: number; hashes?: FileHashes } {
@@ -334,27 +342,40 @@ class TeeStream extends Transform {
   }
 }
 
-class HashingStream extends CountingStream {
+/** md5, sha1, sha256 and sha512 of the bytes given so far. */
+class Digests {
   private readonly md5 = createHash("md5");
   private readonly sha1 = createHash("sha1");
   private readonly sha256 = createHash("sha256");
   private readonly sha512 = createHash("sha512");
 
-  override _transform(chunk: Buffer, enc: BufferEncoding, done: TransformCallback): void {
+  update(chunk: Buffer): void {
     this.md5.update(chunk);
     this.sha1.update(chunk);
     this.sha256.update(chunk);
     this.sha512.update(chunk);
-    super._transform(chunk, enc, done);
   }
 
-  digests(): FileHashes {
+  result(): FileHashes {
     return {
       md5: this.md5.digest("hex"),
       sha1: this.sha1.digest("hex"),
       sha256: this.sha256.digest("hex"),
       sha512: this.sha512.digest("hex"),
     };
+  }
+}
+
+class HashingStream extends CountingStream {
+  private readonly hashes = new Digests();
+
+  override _transform(chunk: Buffer, enc: BufferEncoding, done: TransformCallback): void {
+    this.hashes.update(chunk);
+    super._transform(chunk, enc, done);
+  }
+
+  digests(): FileHashes {
+    return this.hashes.result();
   }
 }
 
