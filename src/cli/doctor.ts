@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { configurationCheck, secretsCheck, tlsCheck } from "./doctor/configuration.ts";
 import { databaseChecks } from "./doctor/database.ts";
-import { clamdCheck, yaraCheck } from "./doctor/engines.ts";
+import { clamdCheck, yaraCheck, yaraNativeCheck } from "./doctor/engines.ts";
 import type { CheckResult } from "./doctor/result.ts";
 import { diskChecks, nodeCheck } from "./doctor/system.ts";
 import { UsageError } from "./usage.ts";
@@ -28,6 +28,7 @@ export async function runChecks(env: NodeJS.ProcessEnv): Promise<CheckResult[]> 
     ...database,
     clamd,
     yara,
+    yaraNativeCheck(env),
   ];
 }
 

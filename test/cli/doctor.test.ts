@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import SqliteDatabase from "better-sqlite3";
-import { judgeSignatures, yaraCheck } from "../../src/cli/doctor/engines.ts";
+import { judgeSignatures, yaraCheck, yaraNativeCheck } from "../../src/cli/doctor/engines.ts";
 import { doctorSettings } from "../../src/cli/doctor/settings.ts";
 import { nodeCheck } from "../../src/cli/doctor/system.ts";
 import { ROOT } from "../../src/common/config.ts";
@@ -187,10 +187,17 @@ describe("./loupe doctor", () => {
     assert.match(verdict.detail, /75 h old/);
   });
 
-  it("reports a YARA engine that does not load, and the Node version", async () => {
+  it("reports a YARA engine that does not load (WebAssembly: error; native: warning, error when required), and the Node version", async () => {
     assert.equal((await yaraCheck()).status, "ok");
     const broken = await yaraCheck(new URL(`file://${path.join(tmp, "missing.wasm")}`));
     assert.equal(broken.status, "error");
+    const native = yaraNativeCheck({});
+    assert.equal(native.status, "ok", native.detail);
+    assert.match(native.detail, /yara-x 1\.7\.1/);
+    const missing = "@loupe-test/no-such-native-yara";
+    assert.equal(yaraNativeCheck({}, missing).status, "warn");
+    assert.equal(yaraNativeCheck({ RULES_ENGINE: "native" }, missing).status, "error");
+    assert.equal(yaraNativeCheck({ RULES_ENGINE: "wasm" }, missing).status, "ok");
     assert.equal(nodeCheck("24.0.0").status, "ok");
     assert.equal(nodeCheck("22.11.0").status, "error");
   });

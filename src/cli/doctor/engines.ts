@@ -1,6 +1,6 @@
 /**
  * Checks of the scanning engines: clamd (reachable, signatures fresh and real) and YARA-X (its
- * WebAssembly module loads and compiles a rule). The clamd checked is the one `files serve` would
+ * WebAssembly module loads and compiles a rule; the native build that scans small files loads too). The clamd checked is the one `files serve` would
  * use: CLAMD_SOCKET, else CLAMD_HOST, else the one it runs itself under DATA_DIR/clamd.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -11,6 +11,8 @@ import { findClamd } from "../../files/clamd/managed.ts";
 import { readFilesConfig } from "../../files/config.ts";
 import { configuredClamd } from "../../files/processors/antivirus.ts";
 import type { YaraXScanResult } from "../../files/processors/rulematch/matches.ts";
+import { loadBinding, NATIVE_PACKAGE } from "../../files/processors/rulematch/native/binding.ts";
+import { nativeVersion } from "../../files/processors/rulematch/native/engine.ts";
 import { type CheckResult, error, messageOf, ok, warn } from "./result.ts";
 import { readDoctorSettings } from "./settings.ts";
 
@@ -97,5 +99,42 @@ export async function yaraCheck(wasm: URL = YARA_WASM): Promise<CheckResult> {
     return ok("yara", "YARA-X loads, compiles and matches");
   } catch (err) {
     return error("yara", messageOf(err), "reinstall dependencies: ./loupe up (or npm ci)");
+  }
+}
+
+/**
+ * The native YARA-X build (an optional package, linux-x64 glibc) that scans files up to
+ * RULES_NATIVE_MAX_BYTES: without it the WebAssembly build answers the same, slower (a warning);
+ * with RULES_ENGINE=native every scan then fails (an error).
+ */
+export function yaraNativeCheck(env: NodeJS.ProcessEnv, pkg: string = NATIVE_PACKAGE): CheckResult {
+  const engine = configuredEngine(env);
+  if (engine === "wasm") return ok("yara-native", "off (RULES_ENGINE=wasm): the WebAssembly build scans");
+  try {
+    const rules = loadBinding(pkg).compile('rule doctor { strings: $a = "loupe" condition: $a }', {
+      enableIncludes: false,
+    });
+    const matched = rules.scan(Buffer.from("loupe doctor")).map((m) => m.ruleIdentifier);
+    if (matched.join() !== "doctor") throw new Error(`a test rule matched as [${matched.join(", ")}]`);
+    return ok("yara-native", `${nativeVersion()} loads, compiles and matches`);
+  } catch (err) {
+    const detail = `${pkg}: ${messageOf(err)}`;
+    const fix = "reinstall dependencies (npm ci installs it on linux-x64 with glibc)";
+    return engine === "native"
+      ? error("yara-native", `${detail}; with RULES_ENGINE=native every rule scan fails`, fix)
+      : warn(
+          "yara-native",
+          `${detail}; small files are scanned by the WebAssembly build instead, slower`,
+          `${fix}, or set RULES_ENGINE=wasm`,
+        );
+  }
+}
+
+/** RULES_ENGINE as `files serve` reads it; a configuration with other errors (reported by its own check) is read as written. */
+function configuredEngine(env: NodeJS.ProcessEnv): string {
+  try {
+    return readFilesConfig(env).rulesEngine;
+  } catch {
+    return env.RULES_ENGINE ?? "auto";
   }
 }

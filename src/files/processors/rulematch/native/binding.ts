@@ -32,6 +32,6 @@ interface Binding {
   compile(source: string, options: { enableIncludes: boolean }): NativeRules;
 }
 
-export function loadBinding(): Binding {
-  return createRequire(import.meta.url)(NATIVE_PACKAGE) as Binding;
+export function loadBinding(name = NATIVE_PACKAGE): Binding {
+  return createRequire(import.meta.url)(name) as Binding;
 }
