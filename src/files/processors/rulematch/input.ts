@@ -1,9 +1,41 @@
 /** What a rule scan reads: the upload's temp file, or its bytes when the upload was kept in memory. */
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 
 export type ScanInput = { path: string } | { bytes: Uint8Array };
 
+/**
+ * Files are read into one buffer kept by this thread (or process) between scans, then dropped after
+ * DROP_AFTER_MS without one: a fresh buffer per file costs a page fault per 4 KB on first touch, which
+ * made reading a 100 MB temp file back take 350–500 ms here against 34–63 ms into memory already
+ * touched (docs/benchmarks.md). A scan reads its bytes synchronously, so one buffer is never shared.
+ */
+let scratch: Buffer | undefined;
+let dropTimer: NodeJS.Timeout | undefined;
+const DROP_AFTER_MS = 10_000;
+
 /** The bytes to scan: the file read whole (YARA-X scans a buffer), or the bytes as they came. */
 export function inputBytes(input: ScanInput): Uint8Array {
-  return "bytes" in input ? input.bytes : readFileSync(input.path);
+  return "bytes" in input ? input.bytes : readWhole(input.path);
+}
+
+/** The file's bytes, valid until the next call (the buffer is reused). */
+function readWhole(path: string): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafeSlow(size);
+    let filled = 0;
+    while (filled < size) {
+      const n = readSync(fd, scratch, filled, size - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    clearTimeout(dropTimer);
+    dropTimer = setTimeout(() => {
+      scratch = undefined;
+    }, DROP_AFTER_MS).unref();
+    return scratch.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
 }
