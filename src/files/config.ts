@@ -20,6 +20,12 @@ export const filesSettings = {
     "Uploads of at most this many bytes (by Content-Length) are kept in memory instead of a temp file, for the routes that work on bytes (rulematch and yara, thumbnails); 0 turns it off. Past ≈ 30 KB an image costs more as bytes over IPC than as a temp file (docs/benchmarks.md).",
     { min: 0 },
   ),
+  uploadWriteBuffer: integer(
+    "UPLOAD_WRITE_BUFFER",
+    1_048_576,
+    "Bytes of one upload held in memory while its temp file is written; past it the client's socket is paused. Larger is faster for big files (100 MB: 578 ms at 16 KB, 368 ms at 1 MiB), and costs up to this much memory per upload in progress.",
+    { min: 16_384 },
+  ),
   tmpDir: text(
     "FILES_TMP_DIR",
     path.join(os.tmpdir(), "loupe-files"),

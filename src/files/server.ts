@@ -69,6 +69,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     maxFieldSize: config.maxFieldSize,
     tmpDir: config.tmpDir,
     memoryMax: config.uploadMemoryMax,
+    writeBuffer: config.uploadWriteBuffer,
   };
   const processors = opts.processors ?? createProcessors(config, opts.managedClamd);
   app.addHook("onClose", async () => {
