@@ -2,7 +2,7 @@
  * Helmet's security headers (CSP, frame, referrer, sniffing…), worked out once at start and set on
  * every response. Our policy has no per-request parts (no nonces, no per-route options), while
  * @fastify/helmet rebuilt the whole middleware — parsing the CSP directives — on every request:
- * 11 % of a cached intel answer's CPU in a profile (docs/benchmarks.md).
+ * 11 % of the intel server's busy CPU in a profile under `bench intel`'s load (docs/benchmarks.md).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import helmet, { type HelmetOptions } from "helmet";
