@@ -11,12 +11,12 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 const gzipAsync = promisify(gzip);
 
 /** Below this, gzip's header and the client's work cost more than the bytes saved. */
-export const GZIP_MIN_BYTES = 1024;
+const GZIP_MIN_BYTES = 1024;
 
 const compressed = new WeakMap<Buffer, Promise<Buffer>>();
 
 /** Whether an Accept-Encoding header allows gzip (RFC 9110 §12.5.3: `gzip`, `x-gzip` or `*`, with q > 0). */
-export function acceptsGzip(header: string | string[] | undefined): boolean {
+function acceptsGzip(header: string | string[] | undefined): boolean {
   const text = Array.isArray(header) ? header.join(",") : (header ?? "");
   let gzipQ: number | undefined;
   let anyQ: number | undefined;
@@ -31,7 +31,7 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
 }
 
 /** `bytes` gzipped, compressed once per Buffer (the same object is answered many times). */
-export function gzippedOnce(bytes: Buffer): Promise<Buffer> {
+function gzippedOnce(bytes: Buffer): Promise<Buffer> {
   let pending = compressed.get(bytes);
   if (!pending) {
     pending = gzipAsync(bytes, { level: constants.Z_DEFAULT_COMPRESSION });

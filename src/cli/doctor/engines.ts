@@ -1,7 +1,8 @@
 /**
  * Checks of the scanning engines: clamd (reachable, signatures fresh and real) and YARA-X (its
- * WebAssembly module loads and compiles a rule; the native build that scans small files loads too). The clamd checked is the one `files serve` would
- * use: CLAMD_SOCKET, else CLAMD_HOST, else the one it runs itself under DATA_DIR/clamd.
+ * WebAssembly module loads and compiles a rule; so does the native build that scans small files).
+ * The clamd checked is the one `files serve` would use: CLAMD_SOCKET, else CLAMD_HOST, else the
+ * one it runs itself under DATA_DIR/clamd.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";

@@ -3,8 +3,10 @@
  * the project as taxonomy.json; lookups are case-insensitive. Value formats run on RE2 (re2js):
  * matching time is linear in the value's length whatever the pattern, so no value can freeze a service.
  */
+
 import { readFileSync } from "node:fs";
 import { RE2JS } from "re2js";
+import { Lru } from "../../common/lru.ts";
 import { CONTROL, canonicalValue, normaliseValue, valueCap } from "./taxonomy-values.ts";
 
 interface RawType {
@@ -79,7 +81,7 @@ const RAW_MAX = 4096;
  * polls), and normalising (refanging, IDNA, the type's RE2 pattern) was 4 % of a cached answer's
  * CPU. Short values only, a bounded number per type: the memory stays small whatever is sent.
  */
-const checked = new WeakMap<TypeInfo, Map<string, Readonly<ValueCheck>>>();
+const checked = new WeakMap<TypeInfo, Lru<Readonly<ValueCheck>>>();
 const MEMO_VALUE_MAX = 256;
 const MEMO_ENTRIES = 1000;
 
@@ -88,14 +90,13 @@ export function checkValue(type: TypeInfo, raw: string): Readonly<ValueCheck> {
   if (raw.length > MEMO_VALUE_MAX) return checkValueNow(type, raw);
   let memo = checked.get(type);
   if (!memo) {
-    memo = new Map();
+    memo = new Lru();
     checked.set(type, memo);
   }
   let result = memo.get(raw);
   if (!result) {
     result = checkValueNow(type, raw);
-    if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
-    memo.set(raw, result);
+    memo.set(raw, result, MEMO_ENTRIES);
   }
   return result;
 }

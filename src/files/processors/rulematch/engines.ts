@@ -7,8 +7,8 @@
  * a matched rule cannot be completed from the catalogue, or when the native process died.
  */
 import { createHash } from "node:crypto";
+import { Lru } from "../../../common/lru.ts";
 import { completeNativeMatches, type RuleCatalogue } from "./catalogue.ts";
-import { Lru } from "./lru.ts";
 import type { NativeTask } from "./native/child.ts";
 import type { NativeEngine } from "./native/engine.ts";
 import type { YaraPool } from "./pool.ts";

@@ -7,11 +7,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Compiler, initSync, type Rules } from "@virustotal/yara-x";
+import { Lru } from "../../../common/lru.ts";
 import { catalogueOf, type RuleCatalogue } from "./catalogue.ts";
 import { ConsoleCapture } from "./console.ts";
 import { inputBytes, type ScanInput } from "./input.ts";
 import { checkRules, type RuleLimits, type RuleRefusal } from "./limits.ts";
-import { Lru } from "./lru.ts";
 import { type RuleMatch, toRuleMatches, type YaraXScanResult } from "./matches.ts";
 import { metaProbe } from "./probe.ts";
 import { PHASE, recordFault, setPhase } from "./status.ts";

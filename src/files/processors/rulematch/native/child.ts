@@ -6,9 +6,10 @@
  * non-private matching rules with their strings grouped by identifier. A source the native build
  * refuses is reported, not thrown: the WebAssembly build answers for it.
  */
+
+import { Lru } from "../../../../common/lru.ts";
 import type { NativeRule } from "../catalogue.ts";
 import { inputBytes, type ScanInput } from "../input.ts";
-import { Lru } from "../lru.ts";
 import { type MatchInstance, plaintextOf } from "../matches.ts";
 import { loadBinding, type NativeMatch, type NativeRules } from "./binding.ts";
 
@@ -63,9 +64,7 @@ export default function run(task: NativeTask): NativeResult {
   } catch (err) {
     return { ok: false, refused: err instanceof Error ? err.message : String(err) };
   }
-  const bytes = inputBytes(task.input);
-  // Bytes sent over IPC arrive as a Uint8Array; the binding and plaintextOf take a Buffer (a view, no copy).
-  const data = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const data = inputBytes(task.input);
   const started = performance.now();
   const found = c.rules.scan(data);
   const scanMs = performance.now() - started;

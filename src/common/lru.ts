@@ -1,4 +1,4 @@
-/** A small LRU map (insertion order, a hit moves the entry to the end) for compiled rule sets. */
+/** A small LRU map (insertion order, a hit moves the entry to the end): compiled rule sets, checked values. */
 export class Lru<V> {
   readonly #entries = new Map<string, V>();
   readonly #evicted: (value: V) => void;
