@@ -20,6 +20,7 @@ import Fastify, {
   type RawServerDefault,
 } from "fastify";
 import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { AllowedMethods } from "./allowed-methods.ts";
 import type { HttpTimeouts } from "./config.ts";
 import { type ErrorBody, HttpError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
@@ -94,7 +95,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
   });
-  installErrorHandlers(app, opts.mapError);
+  installErrorHandlers(app, opts.mapError, new AllowedMethods(routes));
   const headers = securityHeaders({
     // The docs UI needs inline styles; nothing else of ours loads third-party content.
     contentSecurityPolicy: {
@@ -179,7 +180,11 @@ export async function limitPerMinute(
   });
 }
 
-function installErrorHandlers(app: App, mapError: HttpServerOptions["mapError"]): void {
+function installErrorHandlers(
+  app: App,
+  mapError: HttpServerOptions["mapError"],
+  allowed: AllowedMethods,
+): void {
   app.setErrorHandler((error: FastifyError | HttpError, req, reply) => {
     const err = (error instanceof HttpError ? undefined : mapError?.(error)) ?? error;
     if (err instanceof HttpError && err.status === 503) reply.header("retry-after", "2");
@@ -202,7 +207,13 @@ function installErrorHandlers(app: App, mapError: HttpServerOptions["mapError"])
       .send({ detail: "Internal server error.", code: "internal_error" } satisfies ErrorBody);
   });
   app.setNotFoundHandler((req, reply) => {
-    reply
+    const methods = allowed.of(req.url);
+    if (methods.length > 0) {
+      const detail = `${req.method} is not served at this path; it answers ${methods.join(", ")}.`;
+      reply.code(405).header("allow", methods.join(", "));
+      return reply.send({ detail, code: "method_not_allowed" } satisfies ErrorBody);
+    }
+    return reply
       .code(404)
       .send({ detail: `Nothing at ${req.method} ${req.url}.`, code: "not_found" } satisfies ErrorBody);
   });
