@@ -13,23 +13,9 @@ import {
   removeCredentialSet,
 } from "../intel/services/credentials.ts";
 import { openIntelServices } from "../intel/services/index.ts";
+import { INTEL_USAGE as USAGE } from "./commands.ts";
 import { startIntelService, startIntelWorker } from "./services.ts";
 import { UsageError } from "./usage.ts";
-
-const USAGE = `Usage: ./loupe intel <command>
-
-  serve [--port N] [--no-worker]          the API and admin panel (with an embedded worker)
-  worker                                  a standalone worker (up runs one; more scale out)
-  migrate                                 create or update the database schema
-  admin-url                               print the admin panel URL
-  user create --username U [--admin [--password-stdin]]
-                                          an admin gets a password (printed when generated);
-                                          a regular user none: they use API keys
-  token create --username U               print a new API key (shown once)
-  credentials set VENDOR key=value…       add a credential set (several per vendor rotate)
-  credentials list [VENDOR]
-  credentials remove ID
-`;
 
 export async function intel(args: string[]): Promise<number | undefined> {
   const [command, ...rest] = args;

@@ -1,19 +1,9 @@
 /** The `./loupe` command line: one module per command group. */
 import { loadDotEnv } from "../common/config.ts";
 import { ConfigError } from "../common/settings.ts";
+import { asksForHelp, usageFor } from "./commands.ts";
 import { UsageError } from "./usage.ts";
-
-const USAGE = `Usage: ./loupe <command>
-
-  up                      install what is missing, start files (:8000) and intel (:9080)
-  test                    install what tests need and run the whole suite
-  files serve [--port N]  the file analysis service alone
-  analyze FILE…           every file analyzer on each file (./loupe analyze --help)
-  intel …                 the threat intelligence service (./loupe intel --help)
-  bench [NAME…]           run benchmarks from bench/ (all when no name is given)
-  doctor [--json|--prometheus]  check configuration, database, queue, clamd, YARA, disk
-  image build             build the container images from Debian packages (deploy/)
-`;
+import { loupeVersion } from "./version.ts";
 
 type CommandGroup = (args: string[]) => Promise<number | undefined>;
 
@@ -30,16 +20,22 @@ const groups: Record<string, () => Promise<CommandGroup>> = {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === "--help" || command === "-h" || command === "help") {
-    process.stdout.write(USAGE);
-    return command ? 0 : 2;
+  loadDotEnv(); // before help too: the ports it prints may come from .env
+  if (command === "--version" || command === "-V") {
+    process.stdout.write(`${loupeVersion()}\n`);
+    return 0;
+  }
+  // analyze prints its own options (they live beside their parser); every other help is the table's.
+  if (!command || (asksForHelp(argv) && command !== "analyze")) {
+    const known = !command || groups[command] || asksForHelp([command]);
+    process.stdout.write(usageFor(known ? argv : []));
+    return command && known ? 0 : 2;
   }
   const load = groups[command];
   if (!load) {
-    process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+    process.stderr.write(`Unknown command "${command}".\n\n${usageFor([])}`);
     return 2;
   }
-  loadDotEnv();
   const run = await load();
   return (await run(rest)) ?? 0;
 }
@@ -57,7 +53,17 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`loupe: ${err.message}\n`);
       process.exit(2);
     }
+    if (isParseArgsError(err)) {
+      process.stderr.write(`loupe: ${err.message}\n\n${usageFor(process.argv.slice(2))}`);
+      process.exit(2);
+    }
     process.stderr.write(`loupe: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
   },
 );
+
+/** node:util parseArgs refuses an unknown or malformed option with a TypeError carrying this code. */
+function isParseArgsError(err: unknown): err is Error {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_");
+}
