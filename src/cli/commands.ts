@@ -26,6 +26,8 @@ function topUsage(env: NodeJS.ProcessEnv): string {
   bench [NAME…]           run benchmarks from bench/ (all when no name is given)
   doctor [--json|--prometheus]  check configuration, database, queue, clamd, YARA, disk
   image build             build the container images from Debian packages (deploy/)
+  config show|init        the effective settings and where each came from; the instance's file
+  --config FILE           (before or after any command) read this configuration file too
   --version               print Loupe's version
 
 Ports come from FILES_PORT and INTEL_PORT (docs/configuration.md).
@@ -78,6 +80,13 @@ const TABLE: CommandHelp[] = [
     usage:
       "Usage: ./loupe image build [--with-proxy] [--rebuild-base]\n\n  Builds the container images from Debian's packages (deploy/).\n",
   },
+  {
+    words: ["config"],
+    usage:
+      "Usage: ./loupe config show [--json] | init [--force]\n\n  show   every setting's effective value and where it came from (secrets masked)\n  init   write <DATA_DIR>/loupe.env, the instance's own configuration file\n",
+  },
+  { words: ["config", "show"], usage: "Usage: ./loupe config show [--json]\n" },
+  { words: ["config", "init"], usage: "Usage: ./loupe config init [--force]\n" },
   { words: ["intel"], usage: INTEL_USAGE },
   { words: ["intel", "serve"], usage: "Usage: ./loupe intel serve [--port N] [--no-worker]\n" },
   { words: ["intel", "worker"], usage: "Usage: ./loupe intel worker\n" },

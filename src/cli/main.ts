@@ -1,7 +1,7 @@
 /** The `./loupe` command line: one module per command group. */
-import { loadDotEnv } from "../common/config.ts";
 import { ConfigError } from "../common/settings.ts";
 import { asksForHelp, usageFor } from "./commands.ts";
+import { loadConfiguration } from "./configuration.ts";
 import { UsageError } from "./usage.ts";
 import { loupeVersion } from "./version.ts";
 
@@ -16,11 +16,13 @@ const groups: Record<string, () => Promise<CommandGroup>> = {
   bench: async () => (await import("./bench.ts")).bench,
   doctor: async () => (await import("./doctor.ts")).doctor,
   image: async () => (await import("./image.ts")).image,
+  config: async () => (await import("./config.ts")).config,
 };
 
-async function main(argv: string[]): Promise<number> {
+async function main(given: string[]): Promise<number> {
+  // Before help too: the ports it prints may come from a configuration file.
+  const argv = loadConfiguration(given);
   const [command, ...rest] = argv;
-  loadDotEnv(); // before help too: the ports it prints may come from .env
   if (command === "--version" || command === "-V") {
     process.stdout.write(`${loupeVersion()}\n`);
     return 0;

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from "../common/logger.ts";
 import { ensureDebianPackages } from "../common/system.ts";
 import { readFilesConfig } from "../files/config.ts";
 import { readIntelConfig } from "../intel/config.ts";
+import { writeInstanceFile } from "./config.ts";
 import type { ReadyMessage } from "./supervised.ts";
 import { createSupervisor, type Supervisor } from "./supervisor.ts";
 
@@ -16,6 +17,8 @@ export async function up(_args: string[]): Promise<number | undefined> {
   const filesConfig = readFilesConfig();
   readIntelConfig(); // a configuration error is told here, once, not by a child restarting
   const logger = createLogger(common.logLevel, "loupe");
+  const written = writeInstanceFile();
+  if (written) logger.info(`first start: this instance's settings are kept in ${written}`);
   if (!filesConfig.clamdSocket && !filesConfig.clamdHost) ensureDebianPackages(["clamav-daemon"], logger);
   const supervisor = createSupervisor({ logger });
   stopOnSignals(supervisor, logger);

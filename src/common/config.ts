@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import os from "node:os";
 import path from "node:path";
 import { integer, oneOf, optionalText, readSettings, text } from "./settings.ts";
 
@@ -78,11 +80,26 @@ export function resolveFromRoot(p: string): string {
   return path.isAbsolute(p) ? p : path.resolve(ROOT, p);
 }
 
-/** Reads `.env` at the repository root when present; real environment variables win. */
-export function loadDotEnv(): void {
-  try {
-    process.loadEnvFile(path.join(ROOT, ".env"));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
+/** Where a setting without a value of its own points: every instance's own DATA_DIR and ports. */
+export function derivedDefaults(env: NodeJS.ProcessEnv): Record<string, string> {
+  const dataDir = resolveFromRoot(env.DATA_DIR?.trim() || "./data");
+  const filesPort = env.FILES_PORT?.trim() || "8000";
+  const intelPort = env.INTEL_PORT?.trim() || "9080";
+  const intelUrl = `http://127.0.0.1:${intelPort}`;
+  // Temp files stay on the system's temp disk, in a folder of this DATA_DIR's own.
+  const instance = createHash("sha256").update(dataDir).digest("hex").slice(0, 12);
+  return {
+    DATABASE_URL: `sqlite:${path.join(dataDir, "intel.db")}`,
+    BASE_URL: intelUrl,
+    INTEL_URL: intelUrl,
+    FILES_URL: `http://127.0.0.1:${filesPort}`,
+    FILES_TMP_DIR: path.join(os.tmpdir(), `loupe-files-${instance}`),
+  };
+}
+
+/** `env` with the derived defaults filled in where it leaves a setting unset or empty. */
+export function withDerivedDefaults(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const [name, value] of Object.entries(derivedDefaults(env))) if (!out[name]?.trim()) out[name] = value;
+  return out;
 }

@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { withDerivedDefaults } from "../common/config.ts";
 import { flag, integer, list, oneOf, optionalText, readSettings, text } from "../common/settings.ts";
 
 /** Settings of the files service. Every limit is here, with its default; docs/configuration.md lists them. */
@@ -26,11 +27,14 @@ export const filesSettings = {
     "Bytes of one upload held in memory while its temp file is written; past it the client's socket is paused. Larger is faster for big files (100 MB: 578 ms at 16 KB, 368 ms at 1 MiB), and costs up to this much memory per upload in progress.",
     { min: 16_384 },
   ),
-  tmpDir: text(
-    "FILES_TMP_DIR",
-    path.join(os.tmpdir(), "loupe-files"),
-    "Folder for upload temp files (mode 0700).",
-  ),
+  tmpDir: {
+    ...text(
+      "FILES_TMP_DIR",
+      path.join(os.tmpdir(), "loupe-files"),
+      "Folder for upload temp files (mode 0700).",
+    ),
+    documentedDefault: "<system temp>/loupe-files-<hash of DATA_DIR>",
+  },
   maxImagePixels: integer(
     "MAX_IMAGE_PIXELS",
     100_000_000,
@@ -317,5 +321,5 @@ export const filesSettings = {
 export type FilesConfig = ReturnType<typeof readFilesConfig>;
 
 export function readFilesConfig(env: NodeJS.ProcessEnv = process.env) {
-  return readSettings(filesSettings, env);
+  return readSettings(filesSettings, withDerivedDefaults(env));
 }

@@ -1,3 +1,4 @@
+import { withDerivedDefaults } from "../common/config.ts";
 import {
   ConfigError,
   flag,
@@ -53,16 +54,18 @@ function allowances(env: string, describe: string): Setting<Record<string, Marki
 /** Settings of the intel service (docs/configuration.md lists them). */
 export const intelSettings = {
   port: integer("INTEL_PORT", 9080, "Port of the intel service.", { min: 0, max: 65535 }),
-  databaseUrl: text(
-    "DATABASE_URL",
-    "sqlite:./data/intel.db",
-    "sqlite:<path> (embedded, WAL) or postgres://… (scale-out: several workers).",
-  ),
-  baseUrl: httpUrl(
-    "BASE_URL",
-    "http://127.0.0.1:9080",
-    "Public URL of the intel service (links, admin panel).",
-  ),
+  databaseUrl: {
+    ...text(
+      "DATABASE_URL",
+      "sqlite:./data/intel.db",
+      "sqlite:<path> (embedded, WAL) or postgres://… (scale-out: several workers).",
+    ),
+    documentedDefault: "sqlite:<DATA_DIR>/intel.db",
+  },
+  baseUrl: {
+    ...httpUrl("BASE_URL", "http://127.0.0.1:9080", "Public URL of the intel service (links, admin panel)."),
+    documentedDefault: "http://127.0.0.1:<INTEL_PORT>",
+  },
   adminPath: optionalText(
     "ADMIN_PATH",
     "Path of the admin panel; a random 32-hex path is made and kept when unset.",
@@ -279,7 +282,8 @@ export const intelSettings = {
 
 export type IntelConfig = ReturnType<typeof readIntelConfig>;
 
-export function readIntelConfig(env: NodeJS.ProcessEnv = process.env) {
+export function readIntelConfig(given: NodeJS.ProcessEnv = process.env) {
+  const env = withDerivedDefaults(given);
   const settings = readSettings(intelSettings, env);
   if (settings.quotaMinuteSeconds > settings.quotaDaySeconds)
     throw new ConfigError(["INTEL_QUOTA_MINUTE_SECONDS must not be longer than INTEL_QUOTA_DAY_SECONDS"]);

@@ -2,6 +2,7 @@
  * Settings of `./loupe analyze` only: where the services it talks to are and how long it waits.
  * The services never read them, so they live beside the command.
  */
+import { withDerivedDefaults } from "../../common/config.ts";
 import { httpUrl, integer, optionalText, readSettings } from "../../common/settings.ts";
 
 export const analyzeSettings = {
@@ -13,7 +14,10 @@ export const analyzeSettings = {
     ),
     documentedDefault: "http://127.0.0.1:<FILES_PORT>",
   },
-  intelUrl: httpUrl("INTEL_URL", "http://127.0.0.1:9080", "`./loupe analyze --intel`: the intel service."),
+  intelUrl: {
+    ...httpUrl("INTEL_URL", "http://127.0.0.1:9080", "`./loupe analyze --intel`: the intel service."),
+    documentedDefault: "http://127.0.0.1:<INTEL_PORT>",
+  },
   intelApiKey: optionalText("INTEL_API_KEY", "`./loupe analyze --intel`: an API key of the intel service."),
   intelMaxIndicators: integer(
     "ANALYZE_INTEL_MAX_INDICATORS",
@@ -37,9 +41,7 @@ export const analyzeSettings = {
 
 export type AnalyzeSettings = ReturnType<typeof readAnalyzeSettings>;
 
+/** Unset, the services are the ones `./loupe up` would start with this configuration. */
 export function readAnalyzeSettings(env: NodeJS.ProcessEnv) {
-  const settings = readSettings(analyzeSettings, env);
-  // Unset, the files service is the one `./loupe files serve` would start here.
-  if (env.FILES_URL?.trim()) return settings;
-  return { ...settings, filesUrl: `http://127.0.0.1:${env.FILES_PORT?.trim() || "8000"}` };
+  return readSettings(analyzeSettings, withDerivedDefaults(env));
 }
