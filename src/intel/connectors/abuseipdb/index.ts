@@ -1,3 +1,7 @@
+/**
+ * AbuseIPDB: `GET /api/v2/check` for an IP (key in the `Key` header), 90 days of reports with
+ * their details (`verbose`); its confidence score is the panel's verdict (50 % and more: malicious).
+ */
 import type { Connector } from "../types.ts";
 import { normalizeAbuseIpdb } from "./normalize.ts";
 

@@ -1,3 +1,7 @@
+/**
+ * GreyNoise Community: `GET /v3/community/<ip>` (key in the `key` header); 404 means the address
+ * was not observed scanning. Only IPv4: the Community API has no IPv6.
+ */
 import type { Connector } from "../types.ts";
 import { normalizeGreyNoise } from "./normalize.ts";
 

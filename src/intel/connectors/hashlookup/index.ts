@@ -1,3 +1,7 @@
+/**
+ * CIRCL hashlookup: `GET /lookup/<md5|sha1|sha256>/<hash>`, no key. 404 is "not a known file" and
+ * 400 (a malformed hash) is read the same way; a known file is a good one unless flagged.
+ */
 import type { Connector } from "../types.ts";
 import { normalizeHashlookup } from "./normalize.ts";
 

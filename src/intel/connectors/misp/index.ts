@@ -1,3 +1,7 @@
+/**
+ * The user's own MISP: `POST /attributes/restSearch` by value, or by galaxy tag for a threat actor.
+ * Its base URL is a credential (`url`), so it is never asked with a default, and never TLP-gated.
+ */
 import type { Connector } from "../types.ts";
 import { actorTag, normalizeMisp } from "./normalize.ts";
 

@@ -1,3 +1,7 @@
+/**
+ * AlienVault OTX DirectConnect v1: an indicator's `general` section (plus `passive_dns` for
+ * addresses and names), or a pulse search for a threat actor. Key in `X-OTX-API-KEY`.
+ */
 import type { Connector } from "../types.ts";
 import { KINDS, normalizeOtx, type OtxRaw } from "./normalize.ts";
 
