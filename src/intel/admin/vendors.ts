@@ -1,7 +1,7 @@
 /**
  * What the panel tells a person about each vendor: a readable name for each credential field
  * (connectors name fields for code), and the vendor pages and verdict rules the Investigate page's
- * scripts read. Both come from each connector's own definition (connectors/<id>/index.ts).
+ * scripts read, taken as they are from each connector's definition (connectors/<id>/index.ts).
  */
 import type { Connector, VendorPage, VerdictRule } from "../connectors/types.ts";
 

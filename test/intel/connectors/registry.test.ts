@@ -91,6 +91,20 @@ describe("connector registry", () => {
     }
   });
 
+  it("has every connector in docs/connectors.md's freshness table, and every quota preset in its quota table", () => {
+    const docs = readFileSync(path.join(ROOT, "docs", "connectors.md"), "utf8");
+    const section = (title: string) =>
+      docs.slice(docs.indexOf(title), docs.indexOf("\n## ", docs.indexOf(title) + 1));
+    const rowIds = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => line.startsWith("| `"))
+        .flatMap((line) => [...(line.split(" | ")[0] ?? "").matchAll(/`([a-z0-9]+)`/g)].map((m) => m[1]));
+    assert.deepEqual(rowIds(section("## Freshness and disclosure")).sort(), [...ids].sort());
+    const presets = CONNECTORS.filter((c) => c.quota).map((c) => c.id);
+    assert.deepEqual(rowIds(section("## Quotas")).sort(), presets.sort());
+  });
+
   for (const c of CONNECTORS) {
     it(`${c.id}: a key page when a key is needed, vendor pages for its own types`, () => {
       const needsKeyPage = c.credentialFields.length > 0 && !c.baseUrlCredential;
