@@ -1,9 +1,12 @@
 /**
  * The shape of the house (docs/architecture.md): layers point down only — cli → files | intel →
  * common; inside intel the doors (api, admin, server) → services → store, queue, connectors,
- * domain — there is no import circle, and tests never lean on benchmarks.
+ * domain — there is no import circle, tests never lean on benchmarks, and every source file opens
+ * with a header comment saying what it is for.
  */
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { ROOT } from "../src/common/config.ts";
 import { importCircles, importGraph, sourceFiles } from "./helpers/imports.ts";
@@ -44,6 +47,25 @@ const RULES: Rule[] = [
 
 const graph = importGraph(ROOT, sourceFiles(ROOT, ["src", "test", "bench"]));
 
+/** Shortest header worth the name: a sentence on what the file is for, not a label. */
+const MIN_HEADER_CHARS = 30;
+
+/** Why a file's text does not open with a header comment (after an optional shebang), or undefined. */
+function headerProblem(text: string): string | undefined {
+  const body = text.replace(/^#!.*\n/, "").trimStart();
+  const comment = /^\/\*[\s\S]*?\*\//.exec(body)?.[0] ?? /^(?:\/\/.*(?:\n|$))+/.exec(body)?.[0];
+  if (!comment) return `opens with \`${body.split("\n", 1)[0]?.slice(0, 60)}\`, not a comment`;
+  const words = comment.replace(/[/*\s]+/g, " ").trim();
+  return words.length < MIN_HEADER_CHARS ? `its header says only "${words}"` : undefined;
+}
+
+/** Our own code in src/ (TypeScript, the panel's scripts and stylesheet), without vendors' recorded answers. */
+function ownSourceFiles(): string[] {
+  return (readdirSync(path.join(ROOT, "src"), { recursive: true }) as string[])
+    .filter((f) => /\.(ts|js|css)$/.test(f) && !f.split(path.sep).includes("fixtures"))
+    .map((f) => `src/${f.split(path.sep).join("/")}`);
+}
+
 describe("architecture", () => {
   it("reads the whole import graph", () => {
     assert.ok(graph.size > 150, `only ${graph.size} files read`);
@@ -62,6 +84,29 @@ describe("architecture", () => {
   it("has no import circle in src", () => {
     const src = new Map([...graph].filter(([file]) => file.startsWith("src/")));
     assert.deepEqual(importCircles(src), []);
+  });
+
+  it("every source file opens with a header comment", () => {
+    const files = ownSourceFiles();
+    assert.ok(files.length > 200, `only ${files.length} files read`);
+    const missing = files.flatMap((file) => {
+      const problem = headerProblem(readFileSync(path.join(ROOT, file), "utf8"));
+      return problem ? [`${file}: ${problem}`] : [];
+    });
+    assert.deepEqual(missing, []);
+  });
+
+  it("tells a header from code or a label (the check can fail)", () => {
+    const header =
+      "/**\n * What this is for, and the one decision a reader would not guess.\n */\nconst x = 1;\n";
+    assert.equal(headerProblem(header), undefined);
+    assert.equal(headerProblem(`#!/usr/bin/env node\n${header}`), undefined);
+    assert.equal(
+      headerProblem("// What this is for, and why it is done this way.\n// More.\nx();"),
+      undefined,
+    );
+    assert.match(headerProblem('import os from "node:os";\n/** Later. */') ?? "", /not a comment/);
+    assert.match(headerProblem("/** Helpers. */\nexport {};") ?? "", /says only "Helpers\."/);
   });
 
   it("finds a circle when there is one (the check can fail)", () => {

@@ -1,3 +1,7 @@
+/**
+ * `./loupe files serve`: runs the files service alone, in the foreground. `--port` is passed as
+ * FILES_PORT, so the port is read and checked like every other setting.
+ */
 import { parseArgs } from "node:util";
 import { readCommonConfig } from "../common/config.ts";
 import { closeOnSignals } from "../common/http.ts";

@@ -1,3 +1,7 @@
+/**
+ * The settings both services share (log level, listen address, data folder, HTTP timeouts), and
+ * ROOT, against which every relative path in a setting is resolved (not the working directory).
+ */
 import { createHash } from "node:crypto";
 import os from "node:os";
 import path from "node:path";

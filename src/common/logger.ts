@@ -1,3 +1,7 @@
+/**
+ * The one logger factory: pino, pretty in a terminal and JSON lines otherwise. Secrets (API keys,
+ * passwords, cookies) are redacted by path wherever they sit in a logged object, not at each call.
+ */
 import pino, { type Logger, type LoggerOptions } from "pino";
 
 export type { Logger };

@@ -1,3 +1,7 @@
+/**
+ * Loupe's version, read once from package.json at load: the one place it is written, so the
+ * OpenAPI documents, the health answers and the panel's footer cannot disagree.
+ */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ROOT } from "./config.ts";

@@ -1,3 +1,7 @@
+/**
+ * Every setting of the files service, each a declared `Setting` with its default, check and
+ * description: docs/configuration.md is checked against this table, so a limit cannot go undocumented.
+ */
 import os from "node:os";
 import path from "node:path";
 import { withDerivedDefaults } from "../common/config.ts";

@@ -1,3 +1,7 @@
+/**
+ * Every setting of the intel service, each with its default, check and description (docs/configuration.md
+ * is checked against it), plus the per-vendor families (INTEL_VENDOR_URL_/TTL_/QUOTA_<ID>) read by prefix.
+ */
 import { withDerivedDefaults } from "../common/config.ts";
 import {
   ConfigError,

@@ -1,3 +1,7 @@
+/**
+ * The files service's list of analyzers: one line per processor, and the server builds its route,
+ * OpenAPI entry and health report from it. The extractor is built first: the IOC scanner reuses it.
+ */
 import type { ClamdAddress } from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
 import { configuredClamd, createAntivirusProcessor } from "./antivirus.ts";

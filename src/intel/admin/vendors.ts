@@ -1,20 +1,9 @@
 /**
- * What the panel tells a person about each vendor that the connectors do not: where its key is
- * obtained, and a readable name for each credential field (connectors name fields for code).
+ * What the panel tells a person about each vendor: a readable name for each credential field
+ * (connectors name fields for code), and the vendor pages and verdict rules the Investigate page's
+ * scripts read, taken as they are from each connector's definition (connectors/<id>/index.ts).
  */
-
-/** Where an account and its API key are made, by connector id (MISP is the user's own server). */
-export const KEY_PAGES: Record<string, string> = {
-  virustotal: "https://www.virustotal.com/gui/my-apikey",
-  otx: "https://otx.alienvault.com/api",
-  shodan: "https://account.shodan.io/",
-  abuseipdb: "https://www.abuseipdb.com/account/api",
-  greynoise: "https://viz.greynoise.io/account/api-key",
-  urlscan: "https://urlscan.io/user/profile/",
-  threatfox: "https://auth.abuse.ch/",
-  malwarebazaar: "https://auth.abuse.ch/",
-  urlhaus: "https://auth.abuse.ch/",
-};
+import type { Connector, VendorPage, VerdictRule } from "../connectors/types.ts";
 
 const FIELD_LABELS: Record<string, string> = {
   api_key: "API key",
@@ -23,4 +12,17 @@ const FIELD_LABELS: Record<string, string> = {
 
 export function fieldLabel(name: string): string {
   return FIELD_LABELS[name] ?? name.replace(/_/g, " ").replace(/^\w/, (c) => c.toUpperCase());
+}
+
+/** What static/verdict.js needs of one vendor (embedded in the Investigate page as JSON). */
+export interface PanelVendor {
+  vendorPages: VendorPage[];
+  verdict: VerdictRule | null;
+}
+
+/** The vendors' pages and verdict rules, by connector id, in registry order. */
+export function panelVendors(connectors: Connector[]): Record<string, PanelVendor> {
+  return Object.fromEntries(
+    connectors.map((c) => [c.id, { vendorPages: c.vendorPages, verdict: c.verdict }]),
+  );
 }

@@ -7,7 +7,7 @@ import type { App } from "../../common/http.ts";
 import { supports } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { superTypeJson, typeJson } from "../domain/document.ts";
-import { EXPORT_FORMATS } from "../domain/export/index.ts";
+import { EXPORT_FORMATS, exportFormatsDescribed } from "../domain/export/index.ts";
 import type { Requests } from "../domain/requests.ts";
 import { askedIds, vendorErrors } from "../domain/requests.ts";
 import { sourceViews } from "../domain/sources.ts";
@@ -235,10 +235,7 @@ function registerAsk(app: App, deps: ApiDeps): void {
 const ExportQuery = Type.Object({
   format: Type.Optional(
     Type.Enum([...EXPORT_FORMATS], {
-      description:
-        "Answer with the request's result in this format instead of its status: `stix` (a STIX 2.1 bundle), " +
-        "`misp` (a MISP event), `colander` (a Colander feed). " +
-        "409 until the request has SUCCEEDED.",
+      description: `Answer with the request's result in this format instead of its status: ${exportFormatsDescribed()}. 409 until the request has SUCCEEDED.`,
     }),
   ),
   depth: Type.Optional(

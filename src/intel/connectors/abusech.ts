@@ -1,3 +1,7 @@
+/**
+ * What abuse.ch's three APIs (MalwareBazaar, URLhaus, ThreatFox) share: the `Auth-Key` header,
+ * their "UTC" dates and `query_status`, where "no result" is null and any other status an error.
+ */
 import { type EntityRef, type EventDraft, VendorError } from "./types.ts";
 
 export const auth = (c: Record<string, string>) => ({ "Auth-Key": c.api_key ?? "" });

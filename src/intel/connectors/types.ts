@@ -144,6 +144,49 @@ export interface Connector {
    * where they were read; INTEL_VENDOR_QUOTA_<ID> and a set's own quota replace them. Absent: none.
    */
   quota?: QuotaPreset;
+  /** Where a person makes an account and gets a key (the panel's credentials page); null when keyless or self-hosted. */
+  keyPage: string | null;
+  /** The vendor's own web pages about a value (the panel's "vendor's page" link): the first that fits is used; [] for none. */
+  vendorPages: VendorPage[];
+  /** How the panel reads this vendor's own verdict from the attributes it writes; null when it gives none. */
+  verdict: VerdictRule | null;
+}
+
+/**
+ * A vendor's web page about a value: `{value}` is replaced by the value (URL-encoded), `{type}` by
+ * the type's short name in lower case (md5, ipv4…). With `types`, only for subjects of those types.
+ */
+export interface VendorPage {
+  url: string;
+  types?: string[];
+}
+
+/** What the panel's verdict card says of a value, worst last; "unknown" is what a vendor without a verdict says. */
+export type Verdict = "clean" | "suspicious" | "malicious";
+
+/**
+ * One test on an attribute of the root entity (attributes are strings): `present` (set, not
+ * empty), `=` (as text), `>=`, `>`, `<` (as numbers; a missing attribute fails), `lists` (a
+ * comma-separated list holding `value`, as `source_vendor`).
+ */
+export interface AttributeTest {
+  attribute: string;
+  is: "present" | "=" | ">=" | ">" | "<" | "lists";
+  value?: string | number;
+}
+
+/**
+ * A vendor's own verdict, read by the panel from the result document (src/intel/admin/static/verdict.js).
+ * Root attributes are merged across vendors, so a rule reads attributes only this vendor writes, or
+ * checks `source_vendor` in `when` first. No verdict ("unknown") unless every `when` test holds;
+ * then the first case that holds gives the verdict, else `otherwise` (or "unknown").
+ */
+export interface VerdictRule {
+  when?: AttributeTest[];
+  cases: Array<AttributeTest & { verdict: Verdict }>;
+  otherwise?: Verdict;
+  /** The card's detection line, `{attribute}` replaced by its value: "VirusTotal {vt_score}"; left out when unset. */
+  detection?: string;
 }
 
 export interface QuotaPreset {

@@ -1,3 +1,7 @@
+/**
+ * Time stamps and ids as the store writes them: ISO 8601 UTC text, which sorts the same on SQLite
+ * and PostgreSQL, and random UUIDs generated here rather than by either database.
+ */
 import { randomUUID } from "node:crypto";
 
 /** ISO 8601 UTC with milliseconds: sorts as text on both databases. */

@@ -1,11 +1,14 @@
 /**
  * `GET /api/request/<id>/?format=` against a real intel server and a fake VirusTotal, on SQLite and
- * PostgreSQL: 409 while the request runs, the export once it SUCCEEDED, 400 for a bad format.
+ * PostgreSQL: 409 while the request runs, the export once it SUCCEEDED (every format of the table),
+ * 400 for a bad format.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { EXPORT_TABLE } from "../../../src/intel/domain/export/index.ts";
 import { addCredentials } from "../../../src/intel/store/credentials.ts";
 import { colanderProblems } from "../../helpers/colander-validator.ts";
+import { exportValidator } from "../../helpers/export-validators.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../../helpers/fake-virustotal.ts";
 import {
   type DbKind,
@@ -95,6 +98,19 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.deepEqual(colanderProblems(feed), []);
       const root = Object.values(feed.entities).find((e) => (e as { name: string }).name === MD5);
       assert.equal((root as { colander_internal_type: string }).colander_internal_type, "observable");
+    });
+
+    it("answers every format of the export table with its content type and a body its validator accepts", async () => {
+      for (const row of EXPORT_TABLE) {
+        const res = await server.api(`/api/request/${requestId}/?format=${row.name}`);
+        assert.equal(res.status, 200, row.name);
+        const [type] = row.contentType.split(";");
+        assert.ok(
+          res.headers.get("content-type")?.startsWith(type ?? ""),
+          `${row.name}: ${res.headers.get("content-type")}`,
+        );
+        assert.deepEqual(exportValidator(row.name)(await json(res)), [], row.name);
+      }
     });
 
     it("still answers the request's status without a format", async () => {

@@ -23,7 +23,7 @@ import {
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { type Html, html } from "../html.ts";
 import { actionButton, ago, csrfField, type Flash, when } from "../layout.ts";
-import { fieldLabel, KEY_PAGES } from "../vendors.ts";
+import { fieldLabel } from "../vendors.ts";
 import { audit } from "./audit.ts";
 
 const VendorParams = Type.Object({ vendor: Type.String({ maxLength: 64 }) });
@@ -256,7 +256,7 @@ ${actionButton(`${base}/${s.id}/remove`, csrf, "Remove", { danger: true, confirm
   <header><h2>${c.vendor} <code>${c.id}</code></h2>${cardState(c, sets)}</header>
   <p class="muted">${c.description}</p>
   <p class="small">Looks up: ${c.supportedTypes.map((t) => t.type).join(", ")} · Needs: ${keyless ? "nothing" : c.credentialFields.map(fieldLabel).join(", ")} · Last used: ${when(lastUsed)}</p>
-  ${KEY_PAGES[c.id] ? html`<p class="small">Get a key: <a href="${KEY_PAGES[c.id]}" rel="noopener noreferrer" target="_blank">${new URL(KEY_PAGES[c.id]!).host}</a></p>` : ""}
+  ${c.keyPage ? html`<p class="small">Get a key: <a href="${c.keyPage}" rel="noopener noreferrer" target="_blank">${new URL(c.keyPage).host}</a></p>` : ""}
   ${rows.length ? html`<table><thead><tr><th>Set</th><th>Fields</th><th>Added</th><th>Last used</th><th>Last test</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : ""}
   ${keyless ? actionButton(`${base}/test`, csrf, "Test") : addForm(c, base, csrf, o.tried)}
 </section>`;

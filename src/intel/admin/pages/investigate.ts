@@ -1,7 +1,8 @@
 /**
  * Investigate: Colander's form (super type, type, value, force). The page's script follows the
  * API's 201→200 protocol through the session-authenticated JSON routes below, shows progress,
- * then draws the Mermaid graph and the tables of the result.
+ * then draws the Mermaid graph and the tables of the result. Each vendor's page and verdict rule
+ * come from its connector, embedded in the page as JSON for static/verdict.js.
  */
 import { Type } from "typebox";
 import { notFound } from "../../../common/errors.ts";
@@ -13,6 +14,7 @@ import { askAbout, type RequestAnswer, VendorsFailed } from "../../services/requ
 import { type AdminDeps, sendPage } from "../context.ts";
 import { vendorHint } from "../hints.ts";
 import { html, jsonScript } from "../html.ts";
+import { panelVendors } from "../vendors.ts";
 
 const SubjectQuery = Type.Object({
   super_type: Type.String({ minLength: 1, maxLength: 64 }),
@@ -57,6 +59,7 @@ function registerInvestigatePage(admin: App, deps: AdminDeps): void {
   <button type="submit">Investigate</button>
 </form>
 ${jsonScript("taxonomy", taxonomy)}
+${jsonScript("vendors", panelVendors(connectors))}
 <section id="progress" class="card" hidden aria-live="polite">
   <div class="progress-line"><span class="spinner" aria-hidden="true"></span><strong id="progress-status"></strong> <span id="progress-elapsed" class="muted"></span></div>
   <div class="bar"><div id="progress-bar"></div></div>

@@ -8,6 +8,7 @@
   const retryMs = Number(form.dataset.retryMs) || 2000;
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const taxonomy = JSON.parse(document.getElementById("taxonomy").textContent);
+  const vendorTable = JSON.parse(document.getElementById("vendors").textContent);
   const $ = (id) => document.getElementById(id);
   const superSelect = form.elements.super_type;
   const typeSelect = form.elements.type;
@@ -212,7 +213,7 @@
   }
 
   function showVerdict(subject, doc) {
-    const v = window.loupeVerdict(doc);
+    const v = window.loupeVerdict(doc, vendorTable);
     const badge = $("verdict-assessment");
     badge.textContent = v.assessment;
     badge.dataset.assessment = v.assessment;
@@ -244,7 +245,7 @@
           when.textContent = age(vendor.fetched_at);
           li.append(" · ", when);
         }
-        const href = window.loupeVendorPage(vendor.id, subject);
+        const href = window.loupeVendorPage(vendorTable[vendor.id], subject);
         if (href) {
           const a = document.createElement("a");
           a.href = href;

@@ -1,38 +1,51 @@
 // Investigate: the verdict card's facts from a result document. The overall assessment is the worst
-// of the vendors' own verdicts (the rule is in docs/admin.md); nothing here invents a score.
-// Attributes are merged across vendors, so only vendor-specific ones are read as a vendor's verdict.
+// of the vendors' own verdicts (the rule is in docs/admin.md); nothing here invents a score. Each
+// vendor's rule, detection line and pages are data from its connector (`verdict`, `vendorPages` in
+// connectors/<id>/index.ts), handed in by the page as the `vendors` table: no vendor is named here.
 window.loupeVerdict = (() => {
   const RANK = { unknown: 0, clean: 1, suspicious: 2, malicious: 3 };
   const num = (v) => (v === undefined || v === null || v === "" ? undefined : Number(v));
 
-  // Each vendor's own verdict, from the attributes that only that vendor writes.
-  const RULES = {
-    virustotal: (a) => {
-      const bad = num(a.vt_malicious);
-      if (bad === undefined) return undefined;
-      if (bad >= 3) return "malicious";
-      return bad > 0 || num(a.vt_suspicious) > 0 ? "suspicious" : "clean";
-    },
-    abuseipdb: (a) => {
-      const score = num(a.abuse_confidence_score);
-      if (score === undefined) return undefined;
-      return score >= 50 ? "malicious" : score > 0 ? "suspicious" : "clean";
-    },
-    greynoise: (a) =>
-      ({ malicious: "malicious", benign: "clean", suspicious: "suspicious" })[a.greynoise_classification],
-    hashlookup: (a) => (a.known_file === "true" ? (a.known_malicious ? "malicious" : "clean") : undefined),
-    // abuse.ch lists only what is reported as malicious: being listed is its verdict.
-    threatfox: (a) => (num(a.threatfox_confidence) > 0 ? "malicious" : undefined),
-    otx: (a) => (num(a.otx_reputation) < 0 ? "suspicious" : undefined),
-  };
-  const LISTS = ["malwarebazaar", "urlhaus"];
+  // One AttributeTest of connectors/types.ts on the root entity's attributes (all strings).
+  function holds(test, attrs) {
+    const raw = attrs[test.attribute];
+    switch (test.is) {
+      case "present":
+        return raw !== undefined && raw !== null && raw !== "";
+      case "=":
+        return raw === String(test.value);
+      case ">=":
+        return num(raw) >= test.value;
+      case ">":
+        return num(raw) > test.value;
+      case "<":
+        return num(raw) < test.value;
+      case "lists":
+        return String(raw ?? "")
+          .split(",")
+          .map((item) => item.trim())
+          .includes(String(test.value));
+      default:
+        return false;
+    }
+  }
 
-  function vendorVerdict(id, attrs, source) {
-    if (source?.status !== "ok") return "unknown";
-    if (RULES[id]) return RULES[id](attrs) ?? "unknown";
-    const vendors = (attrs.source_vendor ?? "").split(",");
-    if (LISTS.includes(id) && vendors.includes(id) && attrs.is_malicious === "true") return "malicious";
-    return "unknown";
+  // A vendor's own verdict by its VerdictRule (connectors/types.ts); "unknown" without one.
+  function vendorVerdict(rule, attrs, source) {
+    if (source?.status !== "ok" || !rule) return "unknown";
+    if (!(rule.when ?? []).every((test) => holds(test, attrs))) return "unknown";
+    return rule.cases.find((c) => holds(c, attrs))?.verdict ?? rule.otherwise ?? "unknown";
+  }
+
+  // The vendors' detection lines ("VirusTotal {vt_score}"), for the attributes that are set.
+  function detections(vendors, attrs) {
+    return Object.values(vendors)
+      .map((v) => v.verdict?.detection)
+      .filter(Boolean)
+      .flatMap((line) => {
+        const name = /\{(\w+)\}/.exec(line)?.[1];
+        return name && attrs[name] ? [line.replace(`{${name}}`, attrs[name])] : [];
+      });
   }
 
   function dates(doc) {
@@ -54,14 +67,14 @@ window.loupeVerdict = (() => {
     return (doc.entities ?? []).filter((e) => e.super_type?.short_name === superType && linked.has(e.id));
   }
 
-  return (doc) => {
+  return (doc, vendorTable) => {
     const attrs = doc.root_entity.attributes ?? {};
     const vendors = Object.entries(doc.sources ?? {}).map(([id, source]) => ({
       id,
       status: source.status,
       error: source.error,
       fetched_at: source.fetched_at,
-      verdict: vendorVerdict(id, attrs, source),
+      verdict: vendorVerdict(vendorTable[id]?.verdict, attrs, source),
     }));
     const assessment = vendors.reduce(
       (worst, v) => (RANK[v.verdict] > RANK[worst] ? v.verdict : worst),
@@ -75,15 +88,10 @@ window.loupeVerdict = (() => {
           .filter(Boolean),
       ),
     ];
-    const detections = [];
-    if (attrs.vt_score) detections.push(`VirusTotal ${attrs.vt_score}`);
-    if (attrs.abuse_confidence_score)
-      detections.push(`AbuseIPDB confidence ${attrs.abuse_confidence_score}%`);
-    if (attrs.threatfox_confidence) detections.push(`ThreatFox confidence ${attrs.threatfox_confidence}%`);
     return {
       assessment,
       vendors,
-      detections,
+      detections: detections(vendorTable, attrs),
       tags,
       threats: named(doc, "THREAT"),
       ...dates(doc),
@@ -91,23 +99,11 @@ window.loupeVerdict = (() => {
   };
 })();
 
-// Where a person reads the vendor's own page about a value (none for a user's own MISP).
-window.loupeVendorPage = (id, subject) => {
-  const v = encodeURIComponent(subject.value);
-  const t = subject.type;
-  const hash = { MD5: "md5", SHA1: "sha1", SHA256: "sha256" }[t];
-  const ip = t === "IPV4" || t === "IPV6";
-  const pages = {
-    virustotal: `https://www.virustotal.com/gui/search/${v}`,
-    otx: `https://otx.alienvault.com/browse/global/pulses?q=${v}`,
-    shodan: ip ? `https://www.shodan.io/host/${v}` : `https://www.shodan.io/search?query=${v}`,
-    abuseipdb: ip ? `https://www.abuseipdb.com/check/${v}` : undefined,
-    greynoise: ip ? `https://viz.greynoise.io/ip/${v}` : undefined,
-    urlscan: `https://urlscan.io/search/#${v}`,
-    threatfox: `https://threatfox.abuse.ch/browse.php?search=ioc%3A${v}`,
-    malwarebazaar: hash ? `https://bazaar.abuse.ch/browse.php?search=${hash}%3A${v}` : undefined,
-    urlhaus: `https://urlhaus.abuse.ch/browse.php?search=${v}`,
-    hashlookup: hash ? `https://hashlookup.circl.lu/lookup/${hash}/${v}` : undefined,
-  };
-  return pages[id];
+// Where a person reads the vendor's own page about a value: the first of its VendorPages that fits
+// the subject's type, `{value}` and `{type}` filled in (none for a user's own MISP).
+window.loupeVendorPage = (vendor, subject) => {
+  const page = (vendor?.vendorPages ?? []).find((p) => !p.types || p.types.includes(subject.type));
+  return page?.url
+    .replaceAll("{value}", encodeURIComponent(subject.value))
+    .replaceAll("{type}", encodeURIComponent(subject.type.toLowerCase()));
 };

@@ -1,3 +1,7 @@
+/**
+ * AbuseIPDB: `GET /api/v2/check` for an IP (key in the `Key` header), 90 days of reports with
+ * their details (`verbose`); its confidence score is the panel's verdict (50 % and more: malicious).
+ */
 import type { Connector } from "../types.ts";
 import { normalizeAbuseIpdb } from "./normalize.ts";
 
@@ -14,6 +18,17 @@ export const abuseipdb: Connector = {
   quota: { perDay: 1000, source: "https://docs.abuseipdb.com/#rate-limiting" },
   ttlSeconds: 24 * 3600, // abuse reports arrive daily
   disclosure: "third_party",
+  keyPage: "https://www.abuseipdb.com/account/api",
+  vendorPages: [{ url: "https://www.abuseipdb.com/check/{value}", types: ["IPV4", "IPV6"] }],
+  verdict: {
+    when: [{ attribute: "abuse_confidence_score", is: "present" }],
+    cases: [
+      { attribute: "abuse_confidence_score", is: ">=", value: 50, verdict: "malicious" },
+      { attribute: "abuse_confidence_score", is: ">", value: 0, verdict: "suspicious" },
+    ],
+    otherwise: "clean",
+    detection: "AbuseIPDB confidence {abuse_confidence_score}%",
+  },
   async fetch(subject, credentials, { http }) {
     const res = await http.get("/api/v2/check", {
       query: { ipAddress: subject.value, maxAgeInDays: 90, verbose: "" },

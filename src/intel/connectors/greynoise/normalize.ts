@@ -1,8 +1,8 @@
+/**
+ * GreyNoise's community answer → the address's noise, RIOT and classification facts, and an
+ * ATTACK event when it was seen scanning (the answer carries only its last day, used for both ends).
+ */
 import { type EventDraft, type Fragment, rootRef, type Subject } from "../types.ts";
-
-const _ip = (type: string) => ({ superType: "OBSERVABLE", type });
-
-// ── GreyNoise Community: GET /v3/community/{ip}, header `key`; 404 = not observed ──
 
 interface GreyNoiseAnswer {
   noise?: boolean;

@@ -1,3 +1,7 @@
+/**
+ * CIRCL hashlookup: `GET /lookup/<md5|sha1|sha256>/<hash>`, no key. 404 is "not a known file" and
+ * 400 (a malformed hash) is read the same way; a known file is a good one unless flagged.
+ */
 import type { Connector } from "../types.ts";
 import { normalizeHashlookup } from "./normalize.ts";
 
@@ -12,6 +16,16 @@ export const hashlookup: Connector = {
   defaultBaseUrl: "https://hashlookup.circl.lu",
   ttlSeconds: 7 * 24 * 3600, // the known-files database changes slowly; only the hash is sent, still to a third party
   disclosure: "third_party",
+  keyPage: null,
+  vendorPages: [
+    { url: "https://hashlookup.circl.lu/lookup/{type}/{value}", types: ["MD5", "SHA1", "SHA256"] },
+  ],
+  // A known file is a good one unless a source flagged it; an unknown hash says nothing.
+  verdict: {
+    when: [{ attribute: "known_file", is: "=", value: "true" }],
+    cases: [{ attribute: "known_malicious", is: "present", verdict: "malicious" }],
+    otherwise: "clean",
+  },
   async fetch(subject, _credentials, ctx) {
     const route = ROUTES[subject.type];
     if (!route) return null;

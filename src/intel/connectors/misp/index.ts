@@ -1,3 +1,7 @@
+/**
+ * The user's own MISP: `POST /attributes/restSearch` by value, or by galaxy tag for a threat actor.
+ * Its base URL is a credential (`url`), so it is never asked with a default, and never TLP-gated.
+ */
 import type { Connector } from "../types.ts";
 import { actorTag, normalizeMisp } from "./normalize.ts";
 
@@ -18,6 +22,9 @@ export const misp: Connector = {
   baseUrlCredential: "url",
   ttlSeconds: 3600, // your own instance: analysts add to it all day; it is not a third party
   disclosure: "own_instance",
+  keyPage: null,
+  vendorPages: [], // the instance's address is a credential, which the panel's pages never carry
+  verdict: null, // your analysts' events: read them, Loupe does not judge them
   async fetch(subject, credentials, { http }) {
     const res = await http.post("/attributes/restSearch", {
       json:

@@ -1,3 +1,7 @@
+/**
+ * AlienVault OTX DirectConnect v1: an indicator's `general` section (plus `passive_dns` for
+ * addresses and names), or a pulse search for a threat actor. Key in `X-OTX-API-KEY`.
+ */
 import type { Connector } from "../types.ts";
 import { KINDS, normalizeOtx, type OtxRaw } from "./normalize.ts";
 
@@ -16,6 +20,10 @@ export const otx: Connector = {
   defaultBaseUrl: "https://otx.alienvault.com",
   ttlSeconds: 24 * 3600, // pulses (reputation) change daily
   disclosure: "third_party",
+  keyPage: "https://otx.alienvault.com/api",
+  vendorPages: [{ url: "https://otx.alienvault.com/browse/global/pulses?q={value}" }],
+  // A negative reputation is a warning; pulses alone (anyone may write one) are no verdict.
+  verdict: { cases: [{ attribute: "otx_reputation", is: "<", value: 0, verdict: "suspicious" }] },
   async fetch(subject, credentials, { http }) {
     const headers = { "X-OTX-API-KEY": credentials.api_key ?? "" };
     if (subject.type === "THREAT_ACTOR") {

@@ -47,6 +47,12 @@ export const shodan: Connector = {
   quota: { perMinute: 60, source: "https://developer.shodan.io/api" },
   ttlSeconds: 3 * 24 * 3600, // hosts are rescanned every few days
   disclosure: "third_party",
+  keyPage: "https://account.shodan.io/",
+  vendorPages: [
+    { url: "https://www.shodan.io/host/{value}", types: ["IPV4", "IPV6"] },
+    { url: "https://www.shodan.io/search?query={value}" },
+  ],
+  verdict: null, // what is exposed, not whether it is bad
   async fetch(subject, credentials, { http }) {
     const key = credentials.api_key ?? "";
     const isDns = subject.type === "DOMAIN" || subject.type === "DNS_RECORD";

@@ -20,6 +20,13 @@ export const threatfox: Connector = {
   defaultBaseUrl: "https://threatfox-api.abuse.ch",
   ttlSeconds: 24 * 3600, // IOC reputation changes daily
   disclosure: "third_party",
+  keyPage: "https://auth.abuse.ch/",
+  vendorPages: [{ url: "https://threatfox.abuse.ch/browse.php?search=ioc%3A{value}" }],
+  // abuse.ch lists only what is reported as malicious: being listed is its verdict.
+  verdict: {
+    cases: [{ attribute: "threatfox_confidence", is: ">", value: 0, verdict: "malicious" }],
+    detection: "ThreatFox confidence {threatfox_confidence}%",
+  },
   async fetch(subject, credentials, { http }) {
     if (subject.type === "THREAT_ACTOR") {
       const res = await http.post("/api/v1/", {

@@ -26,6 +26,13 @@ export const urlhaus: Connector = {
   defaultBaseUrl: "https://urlhaus-api.abuse.ch",
   ttlSeconds: 24 * 3600, // URL status (online/offline) changes daily
   disclosure: "third_party",
+  keyPage: "https://auth.abuse.ch/",
+  vendorPages: [{ url: "https://urlhaus.abuse.ch/browse.php?search={value}" }],
+  // abuse.ch lists only what is reported as malicious: being listed is its verdict.
+  verdict: {
+    when: [{ attribute: "source_vendor", is: "lists", value: "urlhaus" }],
+    cases: [{ attribute: "is_malicious", is: "=", value: "true", verdict: "malicious" }],
+  },
   async fetch(subject, credentials, { http }) {
     const { path, form } = urlhausQuery(subject);
     const res = await http.post(path, { form, headers: auth(credentials) });

@@ -34,6 +34,9 @@ export const urlscan: Connector = {
   defaultBaseUrl: "https://urlscan.io",
   ttlSeconds: 24 * 3600, // new scans arrive daily
   disclosure: "third_party",
+  keyPage: "https://urlscan.io/user/profile/",
+  vendorPages: [{ url: "https://urlscan.io/search/#{value}" }],
+  verdict: null, // earlier scans of a page, not a judgement of it
   async fetch(subject, credentials, { http }) {
     const q = urlscanQuery(subject);
     if (!q) return null;

@@ -46,6 +46,19 @@ export const virustotal: Connector = {
   quota: { perMinute: 4, perDay: 500, source: "https://docs.virustotal.com/reference/public-vs-premium-api" },
   ttlSeconds: 24 * 3600, // detections change daily
   disclosure: "third_party",
+  keyPage: "https://www.virustotal.com/gui/my-apikey",
+  vendorPages: [{ url: "https://www.virustotal.com/gui/search/{value}" }],
+  // Three engines or more: malicious; fewer, or any engine's "suspicious": suspicious.
+  verdict: {
+    when: [{ attribute: "vt_malicious", is: "present" }],
+    cases: [
+      { attribute: "vt_malicious", is: ">=", value: 3, verdict: "malicious" },
+      { attribute: "vt_malicious", is: ">", value: 0, verdict: "suspicious" },
+      { attribute: "vt_suspicious", is: ">", value: 0, verdict: "suspicious" },
+    ],
+    otherwise: "clean",
+    detection: "VirusTotal {vt_score}",
+  },
   async fetch(subject, credentials, ctx) {
     const path = vtObjectPath(subject);
     if (!path) return null;

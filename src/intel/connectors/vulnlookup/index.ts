@@ -16,6 +16,9 @@ export const vulnlookup: Connector = {
   defaultBaseUrl: "https://vulnerability.circl.lu",
   ttlSeconds: 7 * 24 * 3600, // vulnerability records change slowly
   disclosure: "third_party",
+  keyPage: null,
+  vendorPages: [{ url: "https://vulnerability.circl.lu/vuln/{value}" }],
+  verdict: null, // a CVE record describes a flaw; it is no verdict on a value
   async fetch(subject, _credentials, ctx) {
     const id = subject.value.trim().toUpperCase();
     if (!/^CVE-\d{4}-\d{4,}$/.test(id)) return null;

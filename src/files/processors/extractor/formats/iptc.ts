@@ -1,9 +1,8 @@
-import { inflateSync } from "node:zlib";
-
 /**
  * IPTC IIM (the application record, 2:xx) from a raw block — bare, or inside Photoshop's 8BIM
  * resources as JPEG carries it. Used where exifr cannot reach the block (TIFF, WebP).
  */
+import { inflateSync } from "node:zlib";
 
 /** Dataset numbers of record 2 → keys, named like exifr's IPTC output in snake_case. */
 const DATASETS: Record<number, string> = {
