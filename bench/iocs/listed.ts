@@ -16,6 +16,7 @@ const MISP_KINDS: Record<string, string> = {
   hostname: "domain",
   "ip-dst": "ip",
   "ip-src": "ip",
+  ip: "ip", // the right side of "domain|ip"
   url: "url",
   "email-src": "email",
   "email-dst": "email",
