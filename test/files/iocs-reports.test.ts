@@ -85,6 +85,8 @@ describe("indicators as published reports write them", () => {
       "ipv4:91.219.239.191",
       "domain:ns.suechilton.com",
     ]);
+    // Only the name that holds the defang: a file name beside a defanged magnet link stays a file name.
+    assert.deepEqual(values("`magnet[:]?xt=urn[:]btih[:]zbbeamadk3f5&dn=cygwin.zip`"), []);
   });
 
   it("drops a trailing ++ and typographic quotes from URLs", () => {

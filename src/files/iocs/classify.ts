@@ -71,13 +71,20 @@ function trim(token: string, from = 0): [number, number] {
 
 /**
  * How a token is read: `names` when its text holds file names, where a bare name is not a domain;
- * `defanged` when the token was written defanged, so a bare name in it is a host whatever its case or
- * top-level domain.
+ * `defangs`, the spans of the token ([start, end) pairs) that were written defanged: a bare name
+ * holding one is a host whatever its case or top-level domain ("tinyurl[.]one"; not "x.zip" beside
+ * a defanged "magnet[:]?…").
  */
 export interface ClassifyMode {
   includePrivate: boolean;
   names?: boolean;
-  defanged?: boolean;
+  defangs?: number[];
+}
+
+function defangedIn(mode: ClassifyMode, start: number, end: number): boolean {
+  const d = mode.defangs ?? [];
+  for (let i = 0; i < d.length; i += 2) if ((d[i] ?? 0) < end && (d[i + 1] ?? 0) > start) return true;
+  return false;
 }
 
 export function classify(token: string, mode: ClassifyMode): Candidate[] {
@@ -88,9 +95,9 @@ export function classify(token: string, mode: ClassifyMode): Candidate[] {
   if (at > 0) return email(token, at, includePrivate);
   const [start, end] = trim(token);
   const whole = token.slice(start, end);
-  const found = standalone(whole, mode);
+  const found = standalone(whole, mode, start);
   if (found) return [{ ...found, start, end }];
-  const host = hostOfPath(whole, mode);
+  const host = hostOfPath(whole, mode, start);
   if (host) return [{ kind: host.kind, value: host.value, start, end: start + host.length }];
   if (!SEPARATOR.test(whole)) return [];
   // "md5:…", "ip=1.2.3.4", "a.com,b.com": try the pieces.
@@ -101,7 +108,7 @@ export function classify(token: string, mode: ClassifyMode): Candidate[] {
     if (i < end && c !== "," && c !== ";" && c !== "=" && c !== ":") continue;
     if (i > pieceStart) {
       const [s, e] = trim(token.slice(0, i), pieceStart);
-      const piece = standalone(token.slice(s, e), mode);
+      const piece = standalone(token.slice(s, e), mode, s);
       if (piece && piece.kind !== "ipv6") out.push({ ...piece, start: s, end: e });
     }
     pieceStart = i + 1;
@@ -109,7 +116,8 @@ export function classify(token: string, mode: ClassifyMode): Candidate[] {
   return out;
 }
 
-function standalone(t: string, mode: ClassifyMode): { kind: IocKind; value: string } | null {
+/** `t` as a whole, standing at `at` in its token. */
+function standalone(t: string, mode: ClassifyMode, at: number): { kind: IocKind; value: string } | null {
   if (t.length < 4) return null;
   const { includePrivate } = mode;
   if (CVE.test(t)) return { kind: "cve", value: t.toUpperCase() };
@@ -123,7 +131,7 @@ function standalone(t: string, mode: ClassifyMode): { kind: IocKind; value: stri
   if (IPV6.test(t)) return ipv6(t, includePrivate);
   if (REGISTRY_KEY.test(t)) return { kind: "registry_key", value: t.replace(/\\$/, "") };
   if (WINDOWS_PATH.test(t) || UNIX_PATH.test(t)) return { kind: "path", value: t };
-  const domain = mode.names ? null : bareDomain(t, includePrivate, mode.defanged);
+  const domain = mode.names ? null : bareDomain(t, includePrivate, defangedIn(mode, at, at + t.length));
   return domain ? { kind: "domain", value: domain } : null;
 }
 
@@ -132,7 +140,11 @@ function standalone(t: string, mode: ClassifyMode): { kind: IocKind; value: stri
  * lists write URLs. The host is reported (no scheme is made up for a URL); a first segment that is
  * not a public host name or address ("and/or", "docs/readme.md") gives nothing.
  */
-function hostOfPath(t: string, mode: ClassifyMode): { kind: IocKind; value: string; length: number } | null {
+function hostOfPath(
+  t: string,
+  mode: ClassifyMode,
+  at: number,
+): { kind: IocKind; value: string; length: number } | null {
   const slash = t.indexOf("/");
   if (slash < 4 || mode.names) return null;
   const host = t.slice(0, slash).replace(/:[0-9]{1,5}$/, "");
@@ -140,7 +152,7 @@ function hostOfPath(t: string, mode: ClassifyMode): { kind: IocKind; value: stri
     const hit = ipv4(host, mode.includePrivate);
     return hit?.kind === "ipv4" ? { ...hit, length: host.length } : null;
   }
-  const domain = bareDomain(host, mode.includePrivate, mode.defanged);
+  const domain = bareDomain(host, mode.includePrivate, defangedIn(mode, at, at + host.length));
   return domain ? { kind: "domain", value: domain, length: host.length } : null;
 }
 

@@ -62,18 +62,18 @@ export function extractIocs(parts: TextPart[], options: IocOptions): IocResult {
   };
 }
 
-/** Repeated tokens (the same URL a thousand times) are classified once (apart when written defanged). */
+/** Repeated tokens (the same URL a thousand times) are classified once (by where they were defanged). */
 class ClassifyCache {
   private readonly seen = new Map<string, Candidate[]>();
   private readonly mode: ClassifyMode;
   constructor(mode: ClassifyMode) {
     this.mode = mode;
   }
-  classify(token: string, defanged: boolean): Candidate[] {
-    const key = defanged ? `\u0000${token}` : token;
+  classify(token: string, defangs: number[] = []): Candidate[] {
+    const key = defangs.length ? `${defangs.join(",")}\u0000${token}` : token;
     const known = this.seen.get(key);
     if (known) return known;
-    const found = classify(token, { ...this.mode, defanged });
+    const found = classify(token, { ...this.mode, defangs });
     if (this.seen.size >= CACHE_SIZE) this.seen.clear();
     this.seen.set(key, found);
     return found;
@@ -88,12 +88,14 @@ function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
   // A field named for a version ("GPSVersionID", "FileVersion") holds no addresses.
   const versionField = VERSION_KEY.test(part.part);
   const standsAlone = (t: string) =>
-    t.length <= options.maxTokenChars && mayHold(t) && cache.classify(t, false).length > 0;
+    t.length <= options.maxTokenChars && mayHold(t) && cache.classify(t).length > 0;
   for (const { start, token, breaks } of tokensOf(text, options.maxTokenChars, standsAlone)) {
     if (collector.full) break;
     if (token.length > options.maxTokenChars || !mayHold(token)) continue;
-    const defanged = r.changed && r.touchesDefang(start, start + token.length + breaks.length);
-    for (const found of cache.classify(token, defanged)) {
+    const defangs = r.changed
+      ? inToken(r.defangsIn(start, start + token.length + breaks.length), start, breaks)
+      : [];
+    for (const found of cache.classify(token, defangs)) {
       // Back to text offsets: each line break joined before a position shifts it by one.
       const shift = (i: number) => i + breaks.filter((b) => b <= i).length;
       const c = { ...found, start: shift(found.start), end: shift(found.end) };
@@ -111,6 +113,14 @@ function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
     const value = phone(p[0]);
     if (value) record({ kind: "phone", value, start: 0, end: p[0].length }, p.index, r, part, collector);
   }
+}
+
+/** Text offsets as offsets in a token that starts at `start` and had line breaks removed at `breaks`. */
+function inToken(spans: number[], start: number, breaks: number[]): number[] {
+  return spans.map((t) => {
+    const i = t - start;
+    return i - breaks.filter((b, k) => b + k < i).length;
+  });
 }
 
 function record(c: Candidate, tokenStart: number, r: Refanged, part: TextPart, collector: Collector) {
