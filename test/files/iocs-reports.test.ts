@@ -106,7 +106,12 @@ describe("indicators as published reports write them", () => {
 
   it("does not take an EXIF GPS version for an address, in text or as a version field", () => {
     assert.deepEqual(values("GPSVersionID: 2.3.0.0, ExifVersion 0231"), []);
-    assert.deepEqual(valuesOf([{ part: "extra.image.gps.GPSVersionID", text: "2.3.0.0" }]), []);
+    // The path the extractor gives an image's GPS version (exifr, through extractionParts).
+    assert.deepEqual(
+      valuesOf(extractionParts({ content: null, extra: { gps: { gps_version_id: "2.3.0.0" } } })),
+      [],
+    );
+    assert.deepEqual(valuesOf([{ part: "extra.exif.FileVersion", text: "5.1.2.3" }]), []);
     assert.deepEqual(values("beacon to 2.3.0.1"), ["ipv4:2.3.0.1"]);
   });
 

@@ -26,17 +26,13 @@ const HAS_ALNUM = /[a-z0-9]/i;
 /**
  * Whether a token that ends a line goes on with the next line's first token: not when either is
  * layout, when the next opens a URL or a Windows path, nor when both are indicators on their own
- * (a list of "host/index.php?" lines).
+ * (a list of "host/index.php?" lines). Once a token has been joined, its first line passed these
+ * checks: only the next line's are made, so a long wrapped run is never read again (linear).
  */
-function wraps(token: string, next: string, standsAlone: (t: string) => boolean): boolean {
-  return (
-    WRAPS_AFTER.has(token[token.length - 1] ?? "") &&
-    HAS_ALNUM.test(token) &&
-    HAS_ALNUM.test(next) &&
-    !URL_START.test(next) &&
-    !STARTS_WINDOWS.test(next) &&
-    !(standsAlone(token) && standsAlone(next))
-  );
+function wraps(token: string, next: string, joined: boolean, standsAlone: (t: string) => boolean): boolean {
+  if (!WRAPS_AFTER.has(token[token.length - 1] ?? "")) return false;
+  if (!HAS_ALNUM.test(next) || URL_START.test(next) || STARTS_WINDOWS.test(next)) return false;
+  return joined || (HAS_ALNUM.test(token) && !(standsAlone(token) && standsAlone(next)));
 }
 
 /** The tokens of a text in order, with look-ahead that can be given back. */
@@ -77,9 +73,9 @@ export function* tokensOf(
     while (
       m &&
       token.length <= maxChars &&
-      wraps(token, m[0], standsAlone) &&
       m.index === start + token.length + breaks.length + 1 &&
-      text[m.index - 1] === "\n"
+      text[m.index - 1] === "\n" &&
+      wraps(token, m[0], breaks.length > 0, standsAlone)
     ) {
       breaks.push(token.length);
       token += m[0];
