@@ -5,10 +5,13 @@
  * written the way the reports write it.
  */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { extractIocs } from "../../src/files/iocs/extract.ts";
 import { extractionParts } from "../../src/files/iocs/parts.ts";
 import type { IocOptions, TextPart } from "../../src/files/iocs/types.ts";
+import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
+import { json } from "../helpers/json.ts";
+import { storedZip } from "../helpers/zip.ts";
 
 const OPTIONS: IocOptions = {
   maxChars: 1_000_000,
@@ -135,5 +138,28 @@ describe("indicators as published reports write them", () => {
       },
     });
     assert.deepEqual(valuesOf(parts), ["domain:readme.com", "domain:billing-update.com"]);
+  });
+});
+
+describe("archive member names through POST /analyzer/iocs", () => {
+  let server: TestFilesServer;
+  before(async () => {
+    server = await startFilesServer();
+  });
+  after(() => server.close());
+
+  it("reports no member name as a domain, and the hosts written inside the members", async () => {
+    const zip = storedZip({
+      "eicar.com": "a test file, nothing else",
+      "docs/readme.com": "the dropper reached cdn-sync[.]net",
+    });
+    const res = await postFile(`${server.url}/analyzer/iocs`, zip, "sample.zip");
+    const body = await json(res);
+    assert.equal(res.status, 200);
+    const found = body.processors.iocs.analysis.indicators as Array<{ kind: string; value: string }>;
+    assert.deepEqual(
+      found.map((i) => `${i.kind}:${i.value}`),
+      ["domain:cdn-sync.net"],
+    );
   });
 });
