@@ -12,6 +12,8 @@ import { type Miss, type SourceScore, scoreCorpus } from "./real.ts";
 const OPTIONS = { maxChars: 100_000_000, maxIndicators: 5000, maxTokenChars: 4096, maxLocations: 20 };
 const MB = Number(process.env.BENCH_IOCS_MB ?? 10);
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+/** Recall on reports: two decimals, so 99.99 % does not print as 100 %. */
+const pct2 = (x: number) => `${(x * 100).toFixed(2)} %`;
 
 async function quality(): Promise<boolean> {
   const r = await scoreSet();
@@ -39,7 +41,7 @@ function printSource(s: SourceScore): void {
   console.log(
     `\n${s.source} (${s.repository} at ${s.commit?.slice(0, 12) ?? "a directory"}; ${s.licence})\n` +
       `  ${s.reports} reports, ${s.listed} listed indicators, ${s.inProse} named in the prose, ` +
-      `${s.found} found: recall ${pct(s.found / Math.max(s.inProse, 1))}`,
+      `${s.found} found: recall ${pct2(s.found / Math.max(s.inProse, 1))}`,
   );
   const byShape = new Map<string, Miss[]>();
   for (const m of s.misses) byShape.set(m.shape, [...(byShape.get(m.shape) ?? []), m]);

@@ -100,7 +100,7 @@ describe("the real-report corpus of the indicator bench", () => {
     const r = node(["bench/iocs/index.ts", `--corpus=${path.join(dir, "corpus")}`], {
       BENCH_IOCS_MB: "0.01",
     });
-    assert.match(r.stdout, /1 reports, 5 listed indicators, 4 named in the prose, 3 found: recall 75\.0 %/);
+    assert.match(r.stdout, /1 reports, 5 listed indicators, 4 named in the prose, 3 found: recall 75\.00 %/);
     assert.match(r.stdout, /missed {4}1 {2}bitcoin\n.*alpha: qpm2qsznhks/);
     assert.match(r.stdout, /below target/);
     assert.equal(r.status, 1);

@@ -48,7 +48,7 @@ export const REGISTRY_KEY =
 export const VERSION_BEFORE =
   /(?:\bv|\bver\.?|version(?:id)?|\bbuild|\brelease|\bupdate|\bfirmware)[\s:=]{0,4}$/i;
 
-/** The last key of a metadata path that holds a version ("extra.image.gps.GPSVersionID"). */
+/** The last key of a metadata path that holds a version ("extra.gps.gps_version_id", "FileVersion"). */
 export const VERSION_KEY = /version[a-z_]{0,8}$/i;
 
 /** A line that opens a URL of its own (ends a wrapped token, see tokens.ts). */
