@@ -43,6 +43,10 @@ function printSource(s: SourceScore): void {
       `  ${s.reports} reports, ${s.listed} listed indicators, ${s.inProse} named in the prose, ` +
       `${s.found} found: recall ${pct2(s.found / Math.max(s.inProse, 1))}`,
   );
+  const kinds = Object.entries(s.byKind).sort((a, b) => b[1][0] - a[1][0]);
+  console.log(
+    `  by kind (found/named): ${kinds.map(([k, [named, found]]) => `${k} ${found}/${named}`).join(", ")}`,
+  );
   const byShape = new Map<string, Miss[]>();
   for (const m of s.misses) byShape.set(m.shape, [...(byShape.get(m.shape) ?? []), m]);
   for (const [shape, misses] of [...byShape].sort((a, b) => b[1].length - a[1].length)) {

@@ -36,6 +36,8 @@ export interface SourceScore {
   /** Listed indicators the prose names: the denominator of recall. */
   inProse: number;
   found: number;
+  /** Per listed kind: [named in the prose, found]. */
+  byKind: Record<string, [number, number]>;
   misses: Miss[];
   /** Indicators found that the source did not list, by kind (not all wrong: reports cite other hosts). */
   unlisted: Record<string, string[]>;
@@ -83,8 +85,12 @@ function scoreReport(dir: string, r: CorpusManifest["reports"][number], score: S
     const at = wordAt(loose, value);
     if (at < 0) continue;
     score.inProse++;
+    const kindScore = score.byKind[kind] ?? [0, 0];
+    score.byKind[kind] = kindScore;
+    kindScore[0]++;
     if (found.has(value)) {
       score.found++;
+      kindScore[1]++;
       continue;
     }
     const n = loose.slice(0, at).split("\n").length - 1;
@@ -115,6 +121,7 @@ export function scoreCorpus(corpusDir: string): SourceScore[] {
       listed: 0,
       inProse: 0,
       found: 0,
+      byKind: {},
       misses: [],
       unlisted: {},
     };
