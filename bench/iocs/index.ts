@@ -65,7 +65,7 @@ function reports(dir: string): boolean {
   const found = scores.reduce((n, s) => n + s.found, 0);
   const recall = found / Math.max(inProse, 1);
   console.log(
-    `\nall sources: ${found} of ${inProse} listed indicators named in the prose: recall ${pct(recall)}`,
+    `\nall sources: ${found} of ${inProse} listed indicators named in the prose: recall ${pct2(recall)}`,
   );
   return recall >= REPORT_RECALL;
 }

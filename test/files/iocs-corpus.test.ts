@@ -102,6 +102,7 @@ describe("the real-report corpus of the indicator bench", () => {
     });
     assert.match(r.stdout, /1 reports, 5 listed indicators, 4 named in the prose, 3 found: recall 75\.00 %/);
     assert.match(r.stdout, /missed {4}1 {2}bitcoin\n.*alpha: qpm2qsznhks/);
+    assert.match(r.stdout, /all sources: 3 of 4 listed indicators named in the prose: recall 75\.00 %/);
     assert.match(r.stdout, /below target/);
     assert.equal(r.status, 1);
   });
