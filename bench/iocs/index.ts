@@ -95,7 +95,10 @@ function speed(): void {
   }
 }
 
-const corpus = process.argv.find((a) => a.startsWith("--corpus="))?.slice("--corpus=".length);
+// `./loupe bench` hands flags on and takes bare words for benchmark names: hence "--corpus=DIR".
+const corpus =
+  process.argv.find((a) => a.startsWith("--corpus="))?.slice("--corpus=".length) ??
+  process.env.BENCH_IOCS_CORPUS;
 const ok = await quality();
 const reportsOk = corpus ? reports(corpus) : true;
 speed();
