@@ -3,8 +3,8 @@
  * the text scanned, which is capped, as is the number of indicators kept (the result says which cap
  * was hit).
  */
-import { type Candidate, classify, mayHold } from "./classify.ts";
-import { PHONE, VERSION_BEFORE } from "./patterns.ts";
+import { type Candidate, type ClassifyMode, classify, mayHold } from "./classify.ts";
+import { PHONE, VERSION_BEFORE, VERSION_KEY } from "./patterns.ts";
 import { type Refanged, refang } from "./refang.ts";
 import { tokensOf } from "./tokens.ts";
 import { type Indicator, type IocOptions, type IocResult, TAXONOMY_TYPE, type TextPart } from "./types.ts";
@@ -62,19 +62,20 @@ export function extractIocs(parts: TextPart[], options: IocOptions): IocResult {
   };
 }
 
-/** Repeated tokens (the same URL a thousand times) are classified once. */
+/** Repeated tokens (the same URL a thousand times) are classified once (by where they were defanged). */
 class ClassifyCache {
   private readonly seen = new Map<string, Candidate[]>();
-  private readonly includePrivate: boolean;
-  constructor(includePrivate: boolean) {
-    this.includePrivate = includePrivate;
+  private readonly mode: ClassifyMode;
+  constructor(mode: ClassifyMode) {
+    this.mode = mode;
   }
-  classify(token: string): Candidate[] {
-    const known = this.seen.get(token);
+  classify(token: string, defangs: number[] = []): Candidate[] {
+    const key = defangs.length ? `${defangs.join(",")}\u0000${token}` : token;
+    const known = this.seen.get(key);
     if (known) return known;
-    const found = classify(token, this.includePrivate);
+    const found = classify(token, { ...this.mode, defangs });
     if (this.seen.size >= CACHE_SIZE) this.seen.clear();
-    this.seen.set(token, found);
+    this.seen.set(key, found);
     return found;
   }
 }
@@ -83,17 +84,24 @@ const CACHE_SIZE = 10_000;
 function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
   const r = refang(part.text);
   const text = r.text;
-  const cache = new ClassifyCache(options.includePrivate ?? false);
-  for (const { start, token, breaks } of tokensOf(text, options.maxTokenChars)) {
+  const cache = new ClassifyCache({ includePrivate: options.includePrivate ?? false, names: part.names });
+  // A field named for a version ("GPSVersionID", "FileVersion") holds no addresses.
+  const versionField = VERSION_KEY.test(part.part);
+  const standsAlone = (t: string) =>
+    t.length <= options.maxTokenChars && mayHold(t) && cache.classify(t).length > 0;
+  for (const { start, token, breaks } of tokensOf(text, options.maxTokenChars, standsAlone)) {
     if (collector.full) break;
     if (token.length > options.maxTokenChars || !mayHold(token)) continue;
-    for (const found of cache.classify(token)) {
+    const defangs = r.changed
+      ? inToken(r.defangsIn(start, start + token.length + breaks.length), start, breaks)
+      : [];
+    for (const found of cache.classify(token, defangs)) {
       // Back to text offsets: each line break joined before a position shifts it by one.
       const shift = (i: number) => i + breaks.filter((b) => b <= i).length;
       const c = { ...found, start: shift(found.start), end: shift(found.end) };
       if (
         c.kind === "ipv4" &&
-        VERSION_BEFORE.test(text.slice(Math.max(0, start + c.start - 16), start + c.start))
+        (versionField || VERSION_BEFORE.test(text.slice(Math.max(0, start + c.start - 16), start + c.start)))
       )
         continue;
       record(c, start, r, part, collector);
@@ -105,6 +113,14 @@ function scanPart(part: TextPart, options: IocOptions, collector: Collector) {
     const value = phone(p[0]);
     if (value) record({ kind: "phone", value, start: 0, end: p[0].length }, p.index, r, part, collector);
   }
+}
+
+/** Text offsets as offsets in a token that starts at `start` and had line breaks removed at `breaks`. */
+function inToken(spans: number[], start: number, breaks: number[]): number[] {
+  return spans.map((t) => {
+    const i = t - start;
+    return i - breaks.filter((b, k) => b + k < i).length;
+  });
 }
 
 function record(c: Candidate, tokenStart: number, r: Refanged, part: TextPart, collector: Collector) {

@@ -41,8 +41,18 @@ export const UNIX_PATH =
 export const REGISTRY_KEY =
   /^(?:HKEY_LOCAL_MACHINE|HKEY_CURRENT_USER|HKEY_CLASSES_ROOT|HKEY_USERS|HKEY_CURRENT_CONFIG|HKLM|HKCU|HKCR|HKU|HKCC)(?:\\[^\\\t\n\r]{1,255}){1,64}\\?$/i;
 
-/** Words that make a dotted quad a version, not an address ("version 1.2.3.4", "v1.2.3.4", "build 10.0.19041.1"). */
-export const VERSION_BEFORE = /(?:\bv|\bver\.?|\bversion|\bbuild|\brelease|\bupdate|\bfirmware)\s{0,3}$/i;
+/**
+ * Words that make a dotted quad a version, not an address ("version 1.2.3.4", "v1.2.3.4", "build
+ * 10.0.19041.1", "GPSVersionID: 2.3.0.0" — a field name ending in Version or VersionID, then ":" or "=").
+ */
+export const VERSION_BEFORE =
+  /(?:\bv|\bver\.?|version(?:id)?|\bbuild|\brelease|\bupdate|\bfirmware)[\s:=]{0,4}$/i;
+
+/** The last key of a metadata path that holds a version ("extra.gps.gps_version_id", "FileVersion"). */
+export const VERSION_KEY = /version[a-z_]{0,8}$/i;
+
+/** A line that opens a URL of its own (ends a wrapped token, see tokens.ts). */
+export const URL_START = /^[a-z][a-z0-9+.-]{0,9}:\/\//i;
 
 /** All of them, for the ReDoS test. */
 export const ALL_PATTERNS: Record<string, RegExp> = {
@@ -64,4 +74,6 @@ export const ALL_PATTERNS: Record<string, RegExp> = {
   UNIX_PATH,
   REGISTRY_KEY,
   VERSION_BEFORE,
+  VERSION_KEY,
+  URL_START,
 };

@@ -15,6 +15,8 @@ export interface Refanged {
   original(offset: number): number;
   /** Whether the refanged span [start, end) touches an undone defang. */
   touchesDefang(start: number, end: number): boolean;
+  /** The undone defangs that touch [start, end), as [start, end) pairs in refanged offsets. */
+  defangsIn(start: number, end: number): number[];
 }
 
 function replacement(match: string): string {
@@ -59,7 +61,13 @@ export function refang(input: string): Refanged {
     inp.push(last);
   }
   if (out.length === 1) {
-    return { text: input, changed: false, original: (o) => o, touchesDefang: () => false };
+    return {
+      text: input,
+      changed: false,
+      original: (o) => o,
+      touchesDefang: () => false,
+      defangsIn: () => [],
+    };
   }
   text += input.slice(last);
   const original = (offset: number) => {
@@ -69,15 +77,18 @@ export function refang(input: string): Refanged {
     const pos = out[i] ?? 0;
     return base + (offset - pos);
   };
-  const touchesDefang = (start: number, end: number) => {
+  const defangsIn = (start: number, end: number) => {
+    const out: number[] = [];
     for (let i = lastAtOrBefore(spans, start) & ~1; i < spans.length; i += 2) {
       const s = spans[i] ?? 0;
-      if (s >= end) return false;
-      if ((spans[i + 1] ?? 0) > start) return true;
+      const e = spans[i + 1] ?? 0;
+      if (s >= end) break;
+      if (e > start) out.push(s, e);
     }
-    return false;
+    return out;
   };
-  return { text, changed: true, original, touchesDefang };
+  const touchesDefang = (start: number, end: number) => defangsIn(start, end).length > 0;
+  return { text, changed: true, original, touchesDefang, defangsIn };
 }
 
 /** Index of the last element ≤ value in a sorted array (0 when none). */

@@ -2,9 +2,11 @@
  * Cuts refanged text into tokens (runs of non-space characters). Two joins undo layout: Windows
  * paths and registry keys may hold single spaces ("Program Files"), so a token that starts one takes
  * the next tokens while they go on with a backslash; and a token cut at a line end after "-", "/",
- * "\\" and the like (PDF line wrapping) takes the next line's first token.
+ * "\\" and the like (PDF line wrapping) takes the next line's first token, unless either line is only
+ * a delimiter ("----" around a listing block), the next line starts a URL or path of its own, or both
+ * are indicators already (a list of "host/index.php?" lines).
  */
-import { TOKEN } from "./patterns.ts";
+import { TOKEN, URL_START } from "./patterns.ts";
 
 export interface Token {
   start: number;
@@ -18,6 +20,20 @@ const STARTS_WINDOWS = /^(?:[a-z]:\\|%[a-z_]{1,40}%\\|HKEY_|HK(?:LM|CU|CR|U|CC)\
 const PATH_LOOKAHEAD = 3;
 /** Characters after which a line break is taken for wrapping inside one indicator. */
 const WRAPS_AFTER = new Set(["-", "/", "\\", "_", "?", "&", "="]);
+/** A token with neither letter nor digit ("----", "___") is layout, not the start of a wrapped indicator. */
+const HAS_ALNUM = /[a-z0-9]/i;
+
+/**
+ * Whether a token that ends a line goes on with the next line's first token: not when either is
+ * layout, when the next opens a URL or a Windows path, nor when both are indicators on their own
+ * (a list of "host/index.php?" lines). Once a token has been joined, its first line passed these
+ * checks: only the next line's are made, so a long wrapped run is never read again (linear).
+ */
+function wraps(token: string, next: string, joined: boolean, standsAlone: (t: string) => boolean): boolean {
+  if (!WRAPS_AFTER.has(token[token.length - 1] ?? "")) return false;
+  if (!HAS_ALNUM.test(next) || URL_START.test(next) || STARTS_WINDOWS.test(next)) return false;
+  return joined || (HAS_ALNUM.test(token) && !(standsAlone(token) && standsAlone(next)));
+}
 
 /** The tokens of a text in order, with look-ahead that can be given back. */
 class Tokens {
@@ -41,7 +57,11 @@ class Tokens {
   }
 }
 
-export function* tokensOf(text: string, maxChars: number): Generator<Token> {
+export function* tokensOf(
+  text: string,
+  maxChars: number,
+  standsAlone: (token: string) => boolean = () => false,
+): Generator<Token> {
   const tokens = new Tokens(text);
   let m = tokens.next();
   while (m) {
@@ -53,9 +73,9 @@ export function* tokensOf(text: string, maxChars: number): Generator<Token> {
     while (
       m &&
       token.length <= maxChars &&
-      WRAPS_AFTER.has(token[token.length - 1] ?? "") &&
       m.index === start + token.length + breaks.length + 1 &&
-      text[m.index - 1] === "\n"
+      text[m.index - 1] === "\n" &&
+      wraps(token, m[0], breaks.length > 0, standsAlone)
     ) {
       breaks.push(token.length);
       token += m[0];

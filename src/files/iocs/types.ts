@@ -52,6 +52,12 @@ export interface TextPart {
   page?: string | null;
   /** Where `text` starts in the part, when a part is handed over in pieces (default 0). */
   offset?: number;
+  /**
+   * The text is made of file names or paths (archive members, attachments, a node's path), not prose:
+   * a name standing alone ("eicar.com", "readme.com") is not taken for a domain; URLs and e-mail
+   * addresses in it still are (default false).
+   */
+  names?: boolean;
 }
 
 export interface IocLocation {

@@ -32,10 +32,13 @@ export function publicDomain(candidate: string, includePrivate: boolean): string
   return lower;
 }
 
-/** Extra rules for a domain standing alone in text (not inside a URL or an e-mail address). */
-export function bareDomain(candidate: string, includePrivate: boolean): string | null {
+/**
+ * Extra rules for a domain standing alone in text (not inside a URL or an e-mail address). A
+ * defanged name ("tinyurl[.]one", "ns.suechiLton[.]com") skips them: the writer marked it a host.
+ */
+export function bareDomain(candidate: string, includePrivate: boolean, defanged = false): string | null {
   const domain = publicDomain(candidate, includePrivate);
-  if (!domain) return null;
+  if (!domain || defanged) return domain;
   const labels = domain.split(".");
   if (labels.length === 2 && EXTENSION_TLDS.has(labels[1] ?? "")) return null;
   // "System.Net", "Console.Log": code, not a host. Text writes hosts in one case, or capitalised.
