@@ -4,9 +4,10 @@
  * scan has a time limit), section entropy in worker threads of its own; a file is looked at only
  * when its first bytes name one of these formats and it is within EXECUTABLE_MAX_BYTES.
  */
-import { open } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import { ProcessorFailure } from "../processors/processor.ts";
 import { YaraPool } from "../processors/rulematch/pool.ts";
+import { type Bounded, boundTables } from "./bounds.ts";
 import { describeDex } from "./dex.ts";
 import { describeElf } from "./elf.ts";
 import { EntropyMeter } from "./entropy.ts";
@@ -27,6 +28,8 @@ export interface ExecutableOptions {
   maxItems: number;
   /** Characters of module output read per file. */
   maxOutputChars: number;
+  /** Entries of a table a hostile file can inflate (ELF symbols, Mach-O load commands) parsed at most. */
+  maxTableEntries: number;
 }
 
 export type ExecutableResult =
@@ -86,6 +89,24 @@ function describe(
   return describeDex(facts, maxItems);
 }
 
+/**
+ * Tables cut before parsing: their declared length in `counts`, their name in `truncated`, and
+ * the true size of a section the copy declared smaller.
+ */
+function reportCuts(facts: ExecutableFacts, bounded: Bounded, max: number): void {
+  const cut: Record<string, { declared: number; read: number }> = {};
+  for (const [index, size] of Object.entries(bounded.sectionSizes)) {
+    const section = facts.sections[Number(index)];
+    if (section) section.size = size;
+  }
+  for (const [table, n] of Object.entries(bounded.declared)) {
+    facts.counts[table] = n;
+    if (!facts.truncated.includes(table)) facts.truncated.push(table);
+    cut[table] = { declared: n, read: max };
+  }
+  if (Object.keys(cut).length > 0) facts.details.tables_cut = cut;
+}
+
 export class ExecutableInspector {
   private readonly pool: YaraPool;
   private readonly entropy: EntropyMeter;
@@ -113,11 +134,14 @@ export class ExecutableInspector {
       const detail = `The file is over EXECUTABLE_MAX_BYTES (${this.options.maxBytes} bytes).`;
       return { format, error: "too_large", detail };
     }
-    const result = await this.scan(path, signal).catch((err: unknown) => {
-      if (err instanceof ProcessorFailure && (err.short === "timeout" || err.short === "engine_error"))
-        return { format, error: err.short, detail: err.message } as const;
-      throw err;
-    });
+    const bounded = await boundTables(path, format, this.options.maxTableEntries);
+    const result = await this.scan(bounded.path, signal)
+      .catch((err: unknown) => {
+        if (err instanceof ProcessorFailure && (err.short === "timeout" || err.short === "engine_error"))
+          return { format, error: err.short, detail: err.message } as const;
+        throw err;
+      })
+      .finally(() => (bounded.path === path ? undefined : rm(bounded.path, { force: true })));
     if ("error" in result) return result;
     const facts = describe(format, result.lines, size, this.options.maxItems);
     if (!facts) {
@@ -125,6 +149,7 @@ export class ExecutableInspector {
       return { format, error: "unreadable", detail };
     }
     if (result.cut) facts.truncated.push("output");
+    reportCuts(facts, bounded, this.options.maxTableEntries);
     // Twice the file: every byte once, plus the overlap of ordinary layouts (segments and sections).
     await this.entropy.measure(
       path,
