@@ -204,9 +204,12 @@ export function signedPe(dir: string, file: string): { signed: string; serial: s
 /**
  * An ELF64 object (written directly: an assembler takes minutes for this) with a `.symtab` of
  * `count` function symbols, named `sym0`… from a shared pool of `names` strings, and a `.strtab`
- * and `.shstrtab`: two million symbols are a 48 MB file built in a fraction of a second.
+ * and `.shstrtab`: two million symbols are a 48 MB file built in a fraction of a second. `copies`
+ * more symbol-table section headers point at the same symbols (amplification without bytes).
  */
-export function elfWithSymbols(count: number, names = 1000): Buffer {
+export function elfWithSymbols(count: number, options: { names?: number; copies?: number } = {}): Buffer {
+  const names = options.names ?? 1000;
+  const copies = options.copies ?? 0;
   const shstrtab = Buffer.from("\0.symtab\0.strtab\0.shstrtab\0.text\0");
   const nameOffsets: number[] = [];
   const strings: Buffer[] = [Buffer.from([0])];
@@ -231,7 +234,7 @@ export function elfWithSymbols(count: number, names = 1000): Buffer {
   const strtabAt = symtabAt + symtab.length;
   const shstrtabAt = strtabAt + strtab.length;
   const shoff = Math.ceil((shstrtabAt + shstrtab.length) / 8) * 8;
-  const file = Buffer.alloc(shoff + 5 * 64);
+  const file = Buffer.alloc(shoff + (5 + copies) * 64);
   Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]).copy(file, 0);
   file.writeUInt16LE(1, 16); // relocatable
   file.writeUInt16LE(62, 18); // x86-64
@@ -239,7 +242,7 @@ export function elfWithSymbols(count: number, names = 1000): Buffer {
   file.writeBigUInt64LE(BigInt(shoff), 40);
   file.writeUInt16LE(64, 52);
   file.writeUInt16LE(64, 58);
-  file.writeUInt16LE(5, 60);
+  file.writeUInt16LE(5 + copies, 60);
   file.writeUInt16LE(3, 62); // .shstrtab
   text.copy(file, textAt);
   symtab.copy(file, symtabAt);
@@ -268,6 +271,7 @@ export function elfWithSymbols(count: number, names = 1000): Buffer {
   section(2, 9, 3, strtabAt, strtab.length); // .strtab
   section(3, 17, 3, shstrtabAt, shstrtab.length); // .shstrtab
   section(4, 27, 1, textAt, text.length); // .text
+  for (let n = 0; n < copies; n++) section(5 + n, 1, 2, symtabAt, symtab.length, 2, 24);
   return file;
 }
 
@@ -285,4 +289,26 @@ export function machoWithLoadCommands(count: number): Buffer {
     file.writeUInt32LE(24, 36 + 24 * i);
   }
   return file;
+}
+
+/** A universal (fat) Mach-O header over `slices` (written directly), each at a 4 KiB-aligned offset. */
+export function fatMachoOf(slices: Buffer[]): Buffer {
+  const header = Buffer.alloc(4096);
+  header.writeUInt32BE(0xcafebabe, 0);
+  header.writeUInt32BE(slices.length, 4);
+  let offset = header.length;
+  const parts: Buffer[] = [header];
+  slices.forEach((slice, n) => {
+    const at = 8 + 20 * n;
+    header.writeUInt32BE(0x01000007, at); // x86-64
+    header.writeUInt32BE(3, at + 4);
+    header.writeUInt32BE(offset, at + 8);
+    header.writeUInt32BE(slice.length, at + 12);
+    header.writeUInt32BE(12, at + 16); // 4 KiB alignment
+    const padded = Buffer.alloc(Math.ceil(slice.length / 4096) * 4096);
+    slice.copy(padded);
+    parts.push(padded);
+    offset += padded.length;
+  });
+  return Buffer.concat(parts);
 }

@@ -38,6 +38,8 @@ export type ExecutableResult =
       format: ExecutableFormat;
       error: "too_large" | "timeout" | "engine_error" | "unreadable";
       detail: string;
+      /** Table sizes read from the headers by Loupe itself (ELF symbols, Mach-O load commands). */
+      counts?: Record<string, number>;
     };
 
 const LNK_HEADER = Buffer.from([0x4c, 0, 0, 0, 0x01, 0x14, 0x02, 0]);
@@ -93,18 +95,16 @@ function describe(
  * Tables cut before parsing: their declared length in `counts`, their name in `truncated`, and
  * the true size of a section the copy declared smaller.
  */
-function reportCuts(facts: ExecutableFacts, bounded: Bounded, max: number): void {
-  const cut: Record<string, { declared: number; read: number }> = {};
+function reportCuts(facts: ExecutableFacts, bounded: Bounded): void {
   for (const [index, size] of Object.entries(bounded.sectionSizes)) {
     const section = facts.sections[Number(index)];
     if (section) section.size = size;
   }
-  for (const [table, n] of Object.entries(bounded.declared)) {
-    facts.counts[table] = n;
+  for (const [table, { declared }] of Object.entries(bounded.declared)) {
+    facts.counts[table] = declared;
     if (!facts.truncated.includes(table)) facts.truncated.push(table);
-    cut[table] = { declared: n, read: max };
   }
-  if (Object.keys(cut).length > 0) facts.details.tables_cut = cut;
+  if (Object.keys(bounded.declared).length > 0) facts.details.tables_cut = bounded.declared;
 }
 
 export class ExecutableInspector {
@@ -137,8 +137,11 @@ export class ExecutableInspector {
     const bounded = await boundTables(path, format, this.options.maxTableEntries);
     const result = await this.scan(bounded.path, signal)
       .catch((err: unknown) => {
-        if (err instanceof ProcessorFailure && (err.short === "timeout" || err.short === "engine_error"))
-          return { format, error: err.short, detail: err.message } as const;
+        if (err instanceof ProcessorFailure && (err.short === "timeout" || err.short === "engine_error")) {
+          // What Loupe read from the headers itself still says how big the tables are.
+          const counts = Object.keys(bounded.tables).length > 0 ? { counts: bounded.tables } : {};
+          return { format, error: err.short, detail: err.message, ...counts } as const;
+        }
         throw err;
       })
       .finally(() => (bounded.path === path ? undefined : rm(bounded.path, { force: true })));
@@ -149,7 +152,7 @@ export class ExecutableInspector {
       return { format, error: "unreadable", detail };
     }
     if (result.cut) facts.truncated.push("output");
-    reportCuts(facts, bounded, this.options.maxTableEntries);
+    reportCuts(facts, bounded);
     // Twice the file: every byte once, plus the overlap of ordinary layouts (segments and sections).
     await this.entropy.measure(
       path,

@@ -71,6 +71,12 @@ export const executableError = Type.Object({
     Type.Literal("unreadable"),
   ]),
   detail: Type.String(),
+  counts: Type.Optional(
+    Type.Record(Type.String(), Type.Integer(), {
+      description:
+        "Table sizes Loupe read from the headers itself (`symbols`, `dynamic_symbols`, `load_commands`).",
+    }),
+  ),
 });
 
 export const executableSchema = Type.Union([executableFacts, executableError]);
