@@ -62,17 +62,18 @@ export function isoDate(value: unknown): string | null {
 
 /** Collapses runs of spaces and blank lines, trims. Tabs stay: they separate spreadsheet cells. */
 /**
- * Each run of whitespace is matched once, then rewritten (linear time: a pattern like
- * `[ ]*\t` tried at every space of a megabyte of spaces took minutes). Around a tab, spaces go
- * (tabs separate cells, so every tab stays); other runs of spaces become one; spaces and tabs
- * before a line break go, spaces after one too.
+ * Linear time: each run of whitespace is matched once, from its start, then rewritten (a pattern
+ * like `[ ]*\t` tried at every space of a megabyte of spaces took minutes). Around a tab, spaces
+ * go (tabs separate cells, so every tab stays); other runs of spaces become one; spaces and tabs
+ * before a line break go, spaces after one too. A single space, the usual case, is not touched.
  */
 export function normaliseWhitespace(text: string): string {
   return text
     .replace(/\r\n?/g, "\n")
-    .replace(/[ \f\v\u00a0\t]+/g, (run) => (run.includes("\t") ? run.replace(/[^\t]/g, "") : " "))
-    .replace(/[ \t\n]+/g, (run) => {
-      if (!run.includes("\n")) return run;
+    .replace(/[ \f\v\u00a0\t]{2,}|[\f\v\u00a0\t]/g, (run) =>
+      run.includes("\t") ? run.replace(/[^\t]/g, "") : " ",
+    )
+    .replace(/(?<![ \t])[ \t]*\n[ \t\n]*/g, (run) => {
       const afterLast = run.slice(run.lastIndexOf("\n") + 1);
       return "\n".repeat(run.split("\n").length - 1) + afterLast.replace(/^ +/, "");
     })
