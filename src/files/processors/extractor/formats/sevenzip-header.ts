@@ -97,7 +97,7 @@ function streamsPowers(r: Reader, powers: number[]): void {
     for (id = r.byte(); id !== K_END; id = r.byte()) {
       if (id === K_SIZE) for (let s = 0; s < streams; s++) r.number();
       else if (id === K_CRC) skipDigests(r, streams);
-      else throw new RangeError("unknown pack info property");
+      else r.skip(r.number()); // another property: skipped by its size, as 7-Zip does
     }
     id = r.byte();
   }

@@ -184,11 +184,11 @@ async function list(
   const { code } = await z.exec(["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE], () => {});
   const entries = parseListing(z.output);
   if (code === 0 || entries.length > 0) return { entries };
-  // Encrypted names the header reader could not see (an unusual header layout).
-  if (z.output.some((l) => HEADERS_ENCRYPTED.test(l))) {
-    z.output.length = 0;
-    return listEncrypted(z, limits, limits.maxKeyPower ?? 24);
-  }
+  // Encrypted names in a header the reader could not read: their key's cost is unknown.
+  if (z.output.some((l) => HEADERS_ENCRYPTED.test(l)))
+    throw new ParseFailure(
+      "encrypted 7z archive (names included) whose key-derivation cost cannot be read: no password was tried",
+    );
   throw new ParseFailure(`unreadable 7z archive: ${problem(z.output)}`);
 }
 
