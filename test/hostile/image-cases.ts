@@ -53,6 +53,8 @@ export function bmpCases(): ImageCase[] {
     // bmp-ts fills and walks all 100 megapixels (6–15 s) that two bytes of RLE8 "encode".
     bmp("RLE8 1×100,000,000 ending at once", rle8Bmp(1, 100_000_000, Buffer.from([0, 1])), TOO_LARGE),
     bmp("RLE8 10000×10000 of one line", rle8Bmp(10_000, 10_000, Buffer.from([255, 7, 0, 0])), TOO_LARGE),
+    // 40 skips of 255 rows reach the last row of 10000×10000 without drawing a pixel.
+    bmp("RLE8 10000×10000 crossed by skips", rle8Bmp(10_000, 10_000, skipsDown(40)), TOO_LARGE),
     // Run-length data that reaches every pixel is decoded.
     bmp("RLE8 64×64 drawn line by line", rle8Bmp(64, 64, rleRows(64, 64)), ["thumbnail"]),
   ];
@@ -384,4 +386,12 @@ export function rle8Bmp(width: number, height: number, stream: Buffer): Buffer {
 function rleRows(width: number, height: number): Buffer {
   const rows = Array.from({ length: height }, (_, y) => Buffer.from([width, y % 256, 0, 0]));
   return Buffer.concat([...rows, Buffer.from([0, 1])]);
+}
+
+/** RLE8 commands skipping 255 rows down, `times` times, then the end of the bitmap. */
+function skipsDown(times: number): Buffer {
+  return Buffer.concat([
+    ...Array.from({ length: times }, () => Buffer.from([0, 2, 0, 255])),
+    Buffer.from([0, 1]),
+  ]);
 }

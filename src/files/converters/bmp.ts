@@ -3,7 +3,7 @@
  * decoded by bmp-ts into raw RGBA that sharp takes as is. The header is read here exactly as
  * bmp-ts reads it (width unsigned, height signed), so the size checked is the size it allocates.
  * Run-length data (RLE8, RLE4) is walked first: bmp-ts fills and walks the whole declared image,
- * seconds for 100 megapixels that a few bytes "encode", so such a header is refused before.
+ * seconds for 100 megapixels that a few bytes of skips "encode", so such a header is refused before.
  */
 import { open } from "node:fs/promises";
 import { decode } from "bmp-ts";
@@ -45,51 +45,54 @@ async function readHead(file: string): Promise<Buffer> {
 
 const BI_RLE8 = 1;
 const BI_RLE4 = 2;
-/** Pixels a run-length BMP may declare past those its data reaches (a blank tail, an early end). */
-const RLE_BLANK_SLACK = 1_048_576;
+/** Declared pixels per pixel a run-length BMP's data draws, at most (the rest is skipped: blank). */
+const RLE_DECLARED_PER_DRAWN = 16;
+/** Declared pixels allowed on top, whatever the data draws (small images are always decoded). */
+const RLE_SLACK = 1_048_576;
 
 /**
- * How far (in pixels, row by row) a run-length BMP's data reaches, walking its commands without
- * writing a pixel (linear in its bytes); null when the BMP is not run-length encoded.
+ * How many pixels a run-length BMP's data draws (runs and literal pixels; line ends, skips and an
+ * early end draw none), walking its commands without writing a pixel (linear in its bytes); null
+ * when the BMP is not run-length encoded. Drawing stops counting once the rows are all passed.
  */
-export function rleReach(bytes: Buffer, size: Size): number | null {
+export function rleDrawn(bytes: Buffer, size: Size): number | null {
   if (bytes.length < 54) return null;
   const compression = bytes.readUInt32LE(30);
   if (compression !== BI_RLE8 && compression !== BI_RLE4) return null;
   const perByte = compression === BI_RLE8 ? 1 : 2;
   let at = bytes.readUInt32LE(10);
-  let x = 0;
+  let drawn = 0;
   let y = 0;
-  while (at + 1 < bytes.length) {
+  while (at + 1 < bytes.length && y < size.height) {
     const count = bytes[at] ?? 0;
     const value = bytes[at + 1] ?? 0;
     at += 2;
-    if (count > 0) x += count;
-    else if (value === 0) {
-      x = 0; // end of line
-      y++;
-    } else if (value === 1)
+    if (count > 0) drawn += count;
+    else if (value === 0)
+      y++; // end of line
+    else if (value === 1)
       break; // end of bitmap
     else if (value === 2) {
-      x += bytes[at] ?? 0;
-      y += bytes[at + 1] ?? 0;
+      y += bytes[at + 1] ?? 0; // a skip right and down
       at += 2;
     } else {
-      x += value;
+      drawn += value;
       const literal = Math.ceil(value / perByte);
       at += literal + (literal % 2);
     }
-    if (y >= size.height) return size.width * size.height;
   }
-  return Math.min(y * size.width + x, size.width * size.height);
+  return drawn;
 }
 
-/** Why a run-length BMP is refused (it declares far more pixels than its data reaches), or null. */
+/**
+ * Why a run-length BMP is refused, or null: bmp-ts's work follows the declared pixels, so a header
+ * declaring far more than the data draws (by skips, line ends or an early end) is not decoded.
+ */
 export function rleRefusal(bytes: Buffer, size: Size): string | null {
-  const reach = rleReach(bytes, size);
+  const drawn = rleDrawn(bytes, size);
   const declared = size.width * size.height;
-  if (reach === null || declared <= 2 * reach + RLE_BLANK_SLACK) return null;
-  return `The BMP's run-length data reaches ${reach} of the ${declared} pixels its header declares: not decoded.`;
+  if (drawn === null || declared <= RLE_DECLARED_PER_DRAWN * drawn + RLE_SLACK) return null;
+  return `The BMP's run-length data draws ${drawn} of the ${declared} pixels its header declares: not decoded.`;
 }
 
 export interface RawImage {
