@@ -243,6 +243,18 @@ export const filesSettings = {
     "Tries (one password on one encrypted entry) per file at most; past it the other entries stay closed.",
     { min: 0 },
   ),
+  archiveMaxKeyPower: integer(
+    "ARCHIVE_MAX_KEY_POWER",
+    22,
+    "Highest key-derivation cost a 7z archive may ask for, as a power of two (7-Zip writes 19); past it its encrypted parts are not tried.",
+    { min: 0, max: 24 },
+  ),
+  archiveMaxKeyRounds: integer(
+    "ARCHIVE_MAX_KEY_ROUNDS",
+    16_777_216,
+    "Key-derivation rounds (SHA-256) spent on one file's 7z passwords at most; past it the other entries stay closed.",
+    { min: 0 },
+  ),
   clamdSocket: optionalText("CLAMD_SOCKET", "Unix socket of clamd (wins over CLAMD_HOST/CLAMD_PORT)."),
   clamdHost: optionalText("CLAMD_HOST", "TCP host of a remote clamd."),
   clamdPort: integer("CLAMD_PORT", 3310, "TCP port of a remote clamd.", { min: 1, max: 65535 }),
@@ -309,6 +321,12 @@ export const filesSettings = {
     1000,
     "Items listed per list of extra.executable (sections, imports, exports, resources, symbols, classes).",
     { min: 1, max: 1_000_000 },
+  ),
+  executableMaxTableEntries: integer(
+    "EXECUTABLE_MAX_TABLE_ENTRIES",
+    20_000,
+    "Entries of an inflatable table (ELF symbols, Mach-O load commands) parsed per executable; past it the table is cut and truncated says so.",
+    { min: 1, max: 10_000_000 },
   ),
   executableMaxOutputChars: integer(
     "EXECUTABLE_MAX_OUTPUT_CHARS",

@@ -200,3 +200,115 @@ export function signedPe(dir: string, file: string): { signed: string; serial: s
   const serial = execFileSync("openssl", ["x509", "-in", cert, "-noout", "-serial"], { encoding: "utf8" });
   return { signed, serial: serial.trim().replace(/^serial=/, "") };
 }
+
+/**
+ * An ELF64 object (written directly: an assembler takes minutes for this) with a `.symtab` of
+ * `count` function symbols, named `sym0`… from a shared pool of `names` strings, and a `.strtab`
+ * and `.shstrtab`: two million symbols are a 48 MB file built in a fraction of a second. `copies`
+ * more symbol-table section headers point at the same symbols (amplification without bytes).
+ */
+export function elfWithSymbols(count: number, options: { names?: number; copies?: number } = {}): Buffer {
+  const names = options.names ?? 1000;
+  const copies = options.copies ?? 0;
+  const shstrtab = Buffer.from("\0.symtab\0.strtab\0.shstrtab\0.text\0");
+  const nameOffsets: number[] = [];
+  const strings: Buffer[] = [Buffer.from([0])];
+  let strSize = 1;
+  for (let n = 0; n < names; n++) {
+    nameOffsets.push(strSize);
+    const s = Buffer.from(`sym${n}\0`);
+    strings.push(s);
+    strSize += s.length;
+  }
+  const strtab = Buffer.concat(strings);
+  const text = Buffer.from([0xc3]); // ret
+  const textAt = 64;
+  const symtabAt = 128;
+  const symtab = Buffer.alloc(24 * count);
+  for (let i = 1; i < count; i++) {
+    const at = 24 * i;
+    symtab.writeUInt32LE(nameOffsets[i % names] ?? 0, at);
+    symtab[at + 4] = 0x12; // STB_GLOBAL, STT_FUNC
+    symtab.writeUInt16LE(4, at + 6); // defined in .text
+  }
+  const strtabAt = symtabAt + symtab.length;
+  const shstrtabAt = strtabAt + strtab.length;
+  const shoff = Math.ceil((shstrtabAt + shstrtab.length) / 8) * 8;
+  const file = Buffer.alloc(shoff + (5 + copies) * 64);
+  Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]).copy(file, 0);
+  file.writeUInt16LE(1, 16); // relocatable
+  file.writeUInt16LE(62, 18); // x86-64
+  file.writeUInt32LE(1, 20);
+  file.writeBigUInt64LE(BigInt(shoff), 40);
+  file.writeUInt16LE(64, 52);
+  file.writeUInt16LE(64, 58);
+  file.writeUInt16LE(5 + copies, 60);
+  file.writeUInt16LE(3, 62); // .shstrtab
+  text.copy(file, textAt);
+  symtab.copy(file, symtabAt);
+  strtab.copy(file, strtabAt);
+  shstrtab.copy(file, shstrtabAt);
+  const section = (
+    n: number,
+    name: number,
+    type: number,
+    at: number,
+    size: number,
+    link = 0,
+    entsize = 0,
+  ) => {
+    const h = shoff + 64 * n;
+    file.writeUInt32LE(name, h);
+    file.writeUInt32LE(type, h + 4);
+    file.writeBigUInt64LE(BigInt(at), h + 24);
+    file.writeBigUInt64LE(BigInt(size), h + 32);
+    file.writeUInt32LE(link, h + 40);
+    file.writeUInt32LE(type === 2 ? 1 : 0, h + 44); // symtab: first global symbol
+    file.writeBigUInt64LE(1n, h + 48);
+    file.writeBigUInt64LE(BigInt(entsize), h + 56);
+  };
+  section(1, 1, 2, symtabAt, symtab.length, 2, 24); // .symtab, linked to .strtab
+  section(2, 9, 3, strtabAt, strtab.length); // .strtab
+  section(3, 17, 3, shstrtabAt, shstrtab.length); // .shstrtab
+  section(4, 27, 1, textAt, text.length); // .text
+  for (let n = 0; n < copies; n++) section(5 + n, 1, 2, symtabAt, symtab.length, 2, 24);
+  return file;
+}
+
+/** A 64-bit x86-64 Mach-O executable header followed by `count` LC_UUID load commands (24 bytes each). */
+export function machoWithLoadCommands(count: number): Buffer {
+  const file = Buffer.alloc(32 + 24 * count);
+  file.writeUInt32LE(0xfeedfacf, 0);
+  file.writeUInt32LE(0x01000007, 4); // x86-64
+  file.writeUInt32LE(3, 8);
+  file.writeUInt32LE(2, 12); // MH_EXECUTE
+  file.writeUInt32LE(count, 16);
+  file.writeUInt32LE(24 * count, 20);
+  for (let i = 0; i < count; i++) {
+    file.writeUInt32LE(0x1b, 32 + 24 * i); // LC_UUID
+    file.writeUInt32LE(24, 36 + 24 * i);
+  }
+  return file;
+}
+
+/** A universal (fat) Mach-O header over `slices` (written directly), each at a 4 KiB-aligned offset. */
+export function fatMachoOf(slices: Buffer[]): Buffer {
+  const header = Buffer.alloc(4096);
+  header.writeUInt32BE(0xcafebabe, 0);
+  header.writeUInt32BE(slices.length, 4);
+  let offset = header.length;
+  const parts: Buffer[] = [header];
+  slices.forEach((slice, n) => {
+    const at = 8 + 20 * n;
+    header.writeUInt32BE(0x01000007, at); // x86-64
+    header.writeUInt32BE(3, at + 4);
+    header.writeUInt32BE(offset, at + 8);
+    header.writeUInt32BE(slice.length, at + 12);
+    header.writeUInt32BE(12, at + 16); // 4 KiB alignment
+    const padded = Buffer.alloc(Math.ceil(slice.length / 4096) * 4096);
+    slice.copy(padded);
+    parts.push(padded);
+    offset += padded.length;
+  });
+  return Buffer.concat(parts);
+}

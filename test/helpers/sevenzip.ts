@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { crc32 } from "node:zlib";
 
 const run = promisify(execFile);
 
@@ -47,10 +48,12 @@ export function cabinet(files: Record<string, Buffer | string>): Promise<Buffer>
 
 export function sevenZipArchive(
   files: Record<string, Buffer | string>,
-  opts: { password?: string; encryptHeaders?: boolean } = {},
+  opts: { password?: string; encryptHeaders?: boolean; headerCompression?: boolean; solid?: boolean } = {},
 ): Promise<Buffer> {
   const args = ["a", "-bd", "-y", "-t7z", "-mx=9"];
   if (opts.password) args.push(`-p${opts.password}`, `-mhe=${opts.encryptHeaders ? "on" : "off"}`);
+  if (opts.headerCompression === false) args.push("-mhc=off");
+  if (opts.solid === false) args.push("-ms=off");
   return inTree(files, (src, out) => run("7zz", [...args, out, "."], { cwd: src, timeout: 60_000 }));
 }
 
@@ -90,4 +93,26 @@ export function encryptedZip(
       await run(tool, args, { cwd: src, timeout: 120_000, maxBuffer: 1 << 26 });
     }
   });
+}
+
+/**
+ * A copy of a 7z archive whose 7zAES coders ask for 2^`power` key-derivation rounds (7-Zip writes
+ * 19 and has no switch for it): the coder properties are patched where the header is stored as is
+ * or encoded (`headerCompression: false`, or `encryptHeaders`), and both CRCs recomputed. The
+ * content was encrypted with 2^19 rounds, so no password opens the copy: a hostile archive's shape.
+ */
+export function withKeyPower(archive: Buffer, power: number): Buffer {
+  const out = Buffer.from(archive);
+  const start = 32 + Number(out.readBigUInt64LE(12));
+  const aes = Buffer.from([0x24, 0x06, 0xf1, 0x07, 0x01]);
+  let patched = 0;
+  for (let at = out.indexOf(aes, start); at >= 0; at = out.indexOf(aes, at + 1)) {
+    const props = at + aes.length + 1; // after the one-byte properties size
+    out[props] = ((out[props] ?? 0) & 0xc0) | power;
+    patched++;
+  }
+  if (patched === 0) throw new Error("no 7zAES coder in a readable header");
+  out.writeUInt32LE(crc32(out.subarray(start, start + Number(out.readBigUInt64LE(20)))), 28);
+  out.writeUInt32LE(crc32(out.subarray(12, 32)), 8);
+  return out;
 }

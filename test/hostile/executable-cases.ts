@@ -6,6 +6,7 @@
  * limit, the process alive.
  */
 import { randomBytes } from "node:crypto";
+import { elfWithSymbols, machoWithLoadCommands } from "../helpers/executables.ts";
 
 export interface ExecutableCase {
   name: string;
@@ -230,6 +231,16 @@ export const executableCases: ExecutableCase[] = [
     name: "ELF declaring 65,535 section and program headers, all covering the file",
     filename: "headers.so",
     bytes: () => elfHeader(0xffff, 0xffff, 256 * 1024),
+  },
+  {
+    name: "ELF of 2,000,000 symbols (48 MB): the symbol table is cut before parsing",
+    filename: "symbols.o",
+    bytes: () => elfWithSymbols(2_000_000),
+  },
+  {
+    name: "Mach-O of 200,000 load commands: cut before parsing",
+    filename: "commands.macho",
+    bytes: () => machoWithLoadCommands(200_000),
   },
   {
     name: "universal Mach-O declaring 1,000,000,000 architectures, cut after the first",

@@ -8,7 +8,7 @@ import { buffer } from "node:stream/consumers";
 import { crc32, createDeflate, createGzip, deflateRawSync, deflateSync } from "node:zlib";
 import * as CFB from "cfb";
 import { docxOf, pdfFromObjects } from "../helpers/documents.ts";
-import { compressedStream, sevenZipArchive } from "../helpers/sevenzip.ts";
+import { compressedStream, sevenZipArchive, withKeyPower } from "../helpers/sevenzip.ts";
 import { storedZip } from "../helpers/zip.ts";
 
 export interface ExtractCase {
@@ -269,6 +269,29 @@ export const extractCases: ExtractCase[] = [
     filename: "utf16.zip",
     bytes: async () => deflatedZip([{ name: "letters.txt", data: utf16Looking(40) }]),
     server: "tight",
+  }),
+  parserAttack({
+    name: "7z with encrypted names whose key derivation asks for 2^24 rounds per password",
+    filename: "costly-names.7z",
+    bytes: async () =>
+      withKeyPower(await sevenZipArchive({ "a.txt": "note" }, { password: "x", encryptHeaders: true }), 24),
+  }),
+  parserAttack({
+    name: "7z of entries whose key derivation asks for 2^24 rounds per password",
+    filename: "costly-entries.7z",
+    bytes: async () =>
+      withKeyPower(
+        await sevenZipArchive(
+          { "a.txt": "note", "b.txt": "more" },
+          { password: "x", headerCompression: false },
+        ),
+        24,
+      ),
+  }),
+  parserAttack({
+    name: "gzip of 100 MiB of spaces (its head is read, its whitespace normalised)",
+    filename: "padded.txt.gz",
+    bytes: () => compressRepeated(Buffer.alloc(MiB, 0x20), 100, "gzip"),
   }),
   parserAttack({
     name: "8 MiB of zero bytes, uploaded as they are",

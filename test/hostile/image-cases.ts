@@ -50,6 +50,13 @@ export function bmpCases(): ImageCase[] {
     c("width −2³¹", -(2 ** 31), 1, TOO_LARGE),
     c("height −2³¹ (top-down)", 1, -(2 ** 31), TOO_LARGE),
     c("65536×65536", 65_536, 65_536, TOO_LARGE),
+    // bmp-ts fills and walks all 100 megapixels (6–15 s) that two bytes of RLE8 "encode".
+    bmp("RLE8 1×100,000,000 ending at once", rle8Bmp(1, 100_000_000, Buffer.from([0, 1])), TOO_LARGE),
+    bmp("RLE8 10000×10000 of one line", rle8Bmp(10_000, 10_000, Buffer.from([255, 7, 0, 0])), TOO_LARGE),
+    // 40 skips of 255 rows reach the last row of 10000×10000 without drawing a pixel.
+    bmp("RLE8 10000×10000 crossed by skips", rle8Bmp(10_000, 10_000, skipsDown(40)), TOO_LARGE),
+    // Run-length data that reaches every pixel is decoded.
+    bmp("RLE8 64×64 drawn line by line", rle8Bmp(64, 64, rleRows(64, 64)), ["thumbnail"]),
   ];
 }
 
@@ -351,4 +358,40 @@ export function unreadCases(): ImageCase[] {
       "image_too_large",
     ]),
   ];
+}
+
+/**
+ * An RLE8 BMP of width×height whose data is `stream` (run-length commands) after a 256-colour
+ * palette: `00 01` alone ends the bitmap at once, so megapixels come from two bytes.
+ */
+export function rle8Bmp(width: number, height: number, stream: Buffer): Buffer {
+  const offset = 14 + 40 + 256 * 4;
+  const out = Buffer.alloc(offset + stream.length);
+  out.write("BM", 0, "latin1");
+  out.writeUInt32LE(out.length, 2);
+  out.writeUInt32LE(offset, 10);
+  out.writeUInt32LE(40, 14);
+  out.writeInt32LE(width, 18);
+  out.writeInt32LE(height, 22);
+  out.writeUInt16LE(1, 26); // planes
+  out.writeUInt16LE(8, 28); // bits per pixel
+  out.writeUInt32LE(1, 30); // BI_RLE8
+  out.writeUInt32LE(stream.length, 34);
+  for (let i = 0; i < 256; i++) out.writeUInt32LE(i * 0x010101, 54 + 4 * i);
+  stream.copy(out, offset);
+  return out;
+}
+
+/** RLE8 commands drawing height rows of width pixels (a run each, then end of line), then the end. */
+function rleRows(width: number, height: number): Buffer {
+  const rows = Array.from({ length: height }, (_, y) => Buffer.from([width, y % 256, 0, 0]));
+  return Buffer.concat([...rows, Buffer.from([0, 1])]);
+}
+
+/** RLE8 commands skipping 255 rows down, `times` times, then the end of the bitmap. */
+function skipsDown(times: number): Buffer {
+  return Buffer.concat([
+    ...Array.from({ length: times }, () => Buffer.from([0, 2, 0, 255])),
+    Buffer.from([0, 1]),
+  ]);
 }

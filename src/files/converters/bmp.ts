@@ -2,6 +2,8 @@
  * BMP input for thumbnails: libvips as shipped with sharp has no BMP loader, so BMP files are
  * decoded by bmp-ts into raw RGBA that sharp takes as is. The header is read here exactly as
  * bmp-ts reads it (width unsigned, height signed), so the size checked is the size it allocates.
+ * Run-length data (RLE8, RLE4) is walked first: bmp-ts fills and walks the whole declared image,
+ * seconds for 100 megapixels that a few bytes of skips "encode", so such a header is refused before.
  */
 import { open } from "node:fs/promises";
 import { decode } from "bmp-ts";
@@ -39,6 +41,58 @@ async function readHead(file: string): Promise<Buffer> {
   } finally {
     await fh.close();
   }
+}
+
+const BI_RLE8 = 1;
+const BI_RLE4 = 2;
+/** Declared pixels per pixel a run-length BMP's data draws, at most (the rest is skipped: blank). */
+const RLE_DECLARED_PER_DRAWN = 16;
+/** Declared pixels allowed on top, whatever the data draws (small images are always decoded). */
+const RLE_SLACK = 1_048_576;
+
+/**
+ * How many pixels a run-length BMP's data draws (runs and literal pixels; line ends, skips and an
+ * early end draw none), walking its commands without writing a pixel (linear in its bytes); null
+ * when the BMP is not run-length encoded. Drawing stops counting once the rows are all passed.
+ */
+export function rleDrawn(bytes: Buffer, size: Size): number | null {
+  if (bytes.length < 54) return null;
+  const compression = bytes.readUInt32LE(30);
+  if (compression !== BI_RLE8 && compression !== BI_RLE4) return null;
+  const perByte = compression === BI_RLE8 ? 1 : 2;
+  let at = bytes.readUInt32LE(10);
+  let drawn = 0;
+  let y = 0;
+  while (at + 1 < bytes.length && y < size.height) {
+    const count = bytes[at] ?? 0;
+    const value = bytes[at + 1] ?? 0;
+    at += 2;
+    if (count > 0) drawn += count;
+    else if (value === 0)
+      y++; // end of line
+    else if (value === 1)
+      break; // end of bitmap
+    else if (value === 2) {
+      y += bytes[at + 1] ?? 0; // a skip right and down
+      at += 2;
+    } else {
+      drawn += value;
+      const literal = Math.ceil(value / perByte);
+      at += literal + (literal % 2);
+    }
+  }
+  return drawn;
+}
+
+/**
+ * Why a run-length BMP is refused, or null: bmp-ts's work follows the declared pixels, so a header
+ * declaring far more than the data draws (by skips, line ends or an early end) is not decoded.
+ */
+export function rleRefusal(bytes: Buffer, size: Size): string | null {
+  const drawn = rleDrawn(bytes, size);
+  const declared = size.width * size.height;
+  if (drawn === null || declared <= RLE_DECLARED_PER_DRAWN * drawn + RLE_SLACK) return null;
+  return `The BMP's run-length data draws ${drawn} of the ${declared} pixels its header declares: not decoded.`;
 }
 
 export interface RawImage {

@@ -11,7 +11,7 @@ import sharp, { type Metadata, type Sharp } from "sharp";
 import { Type } from "typebox";
 import { bufferView } from "../../common/bytes.ts";
 import { badRequest, HttpError } from "../../common/errors.ts";
-import { decodeBmp, readBmpHeader } from "./bmp.ts";
+import { decodeBmp, readBmpHeader, rleRefusal } from "./bmp.ts";
 import { containSize, outputSize, padOffsets, type Size, STRATEGIES, type Strategy } from "./geometry.ts";
 import { checkDimensions, type ThumbnailLimits, thumbnailTimeout } from "./limits.ts";
 
@@ -202,7 +202,10 @@ async function openBmp(
   if (!header) throw unsupported;
   if (header.kind === "undecodable") throw badRequest("unsupported_image", `${header.reason}.`);
   checkDimensions(header.size, limits, "BMP");
-  const pixels = decodeBmpPixels(typeof input === "string" ? await readFile(input) : input, header.size);
+  const bytes = typeof input === "string" ? await readFile(input) : input;
+  const refusal = rleRefusal(bytes, header.size);
+  if (refusal) throw badRequest("image_too_large", refusal);
+  const pixels = decodeBmpPixels(bytes, header.size);
   if (deadline.aborted) throw thumbnailTimeout(limits.timeoutMs ?? 0);
   const raw = { ...header.size, channels: 4 } as const;
   return { input: pixels, raw, size: header.size, maxPixels: limits.maxImagePixels };

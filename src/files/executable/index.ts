@@ -4,9 +4,10 @@
  * scan has a time limit), section entropy in worker threads of its own; a file is looked at only
  * when its first bytes name one of these formats and it is within EXECUTABLE_MAX_BYTES.
  */
-import { open } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import { ProcessorFailure } from "../processors/processor.ts";
 import { YaraPool } from "../processors/rulematch/pool.ts";
+import { type Bounded, boundTables } from "./bounds.ts";
 import { describeDex } from "./dex.ts";
 import { describeElf } from "./elf.ts";
 import { EntropyMeter } from "./entropy.ts";
@@ -27,6 +28,8 @@ export interface ExecutableOptions {
   maxItems: number;
   /** Characters of module output read per file. */
   maxOutputChars: number;
+  /** Entries of a table a hostile file can inflate (ELF symbols, Mach-O load commands) parsed at most. */
+  maxTableEntries: number;
 }
 
 export type ExecutableResult =
@@ -35,6 +38,8 @@ export type ExecutableResult =
       format: ExecutableFormat;
       error: "too_large" | "timeout" | "engine_error" | "unreadable";
       detail: string;
+      /** Table sizes read from the headers by Loupe itself (ELF symbols, Mach-O load commands). */
+      counts?: Record<string, number>;
     };
 
 const LNK_HEADER = Buffer.from([0x4c, 0, 0, 0, 0x01, 0x14, 0x02, 0]);
@@ -86,6 +91,22 @@ function describe(
   return describeDex(facts, maxItems);
 }
 
+/**
+ * Tables cut before parsing: their declared length in `counts`, their name in `truncated`, and
+ * the true size of a section the copy declared smaller.
+ */
+function reportCuts(facts: ExecutableFacts, bounded: Bounded): void {
+  for (const [index, size] of Object.entries(bounded.sectionSizes)) {
+    const section = facts.sections[Number(index)];
+    if (section) section.size = size;
+  }
+  for (const [table, { declared }] of Object.entries(bounded.declared)) {
+    facts.counts[table] = declared;
+    if (!facts.truncated.includes(table)) facts.truncated.push(table);
+  }
+  if (Object.keys(bounded.declared).length > 0) facts.details.tables_cut = bounded.declared;
+}
+
 export class ExecutableInspector {
   private readonly pool: YaraPool;
   private readonly entropy: EntropyMeter;
@@ -113,11 +134,17 @@ export class ExecutableInspector {
       const detail = `The file is over EXECUTABLE_MAX_BYTES (${this.options.maxBytes} bytes).`;
       return { format, error: "too_large", detail };
     }
-    const result = await this.scan(path, signal).catch((err: unknown) => {
-      if (err instanceof ProcessorFailure && (err.short === "timeout" || err.short === "engine_error"))
-        return { format, error: err.short, detail: err.message } as const;
-      throw err;
-    });
+    const bounded = await boundTables(path, format, this.options.maxTableEntries);
+    const result = await this.scan(bounded.path, signal)
+      .catch((err: unknown) => {
+        if (err instanceof ProcessorFailure && (err.short === "timeout" || err.short === "engine_error")) {
+          // What Loupe read from the headers itself still says how big the tables are.
+          const counts = Object.keys(bounded.tables).length > 0 ? { counts: bounded.tables } : {};
+          return { format, error: err.short, detail: err.message, ...counts } as const;
+        }
+        throw err;
+      })
+      .finally(() => (bounded.path === path ? undefined : rm(bounded.path, { force: true })));
     if ("error" in result) return result;
     const facts = describe(format, result.lines, size, this.options.maxItems);
     if (!facts) {
@@ -125,6 +152,7 @@ export class ExecutableInspector {
       return { format, error: "unreadable", detail };
     }
     if (result.cut) facts.truncated.push("output");
+    reportCuts(facts, bounded);
     // Twice the file: every byte once, plus the overlap of ordinary layouts (segments and sections).
     await this.entropy.measure(
       path,

@@ -52,7 +52,10 @@ export const executableFacts = Type.Object(
     ),
     overlay: nullable(Type.Object({ offset: Type.Integer(), size: Type.Integer() })),
     packer_hints: Type.Array(Type.String()),
-    truncated: Type.Array(Type.String(), { description: "Lists cut at EXECUTABLE_MAX_ITEMS; `output`." }),
+    truncated: Type.Array(Type.String(), {
+      description:
+        "Lists cut at EXECUTABLE_MAX_ITEMS; tables cut at EXECUTABLE_MAX_TABLE_ENTRIES before parsing (`symbols`, `dynamic_symbols`, `load_commands`); `output`.",
+    }),
     counts: Type.Record(Type.String(), Type.Integer(), { description: "Full length of each list." }),
     details: Type.Record(Type.String(), Type.Unknown(), { description: "The format's own facts." }),
   },
@@ -68,6 +71,12 @@ export const executableError = Type.Object({
     Type.Literal("unreadable"),
   ]),
   detail: Type.String(),
+  counts: Type.Optional(
+    Type.Record(Type.String(), Type.Integer(), {
+      description:
+        "Table sizes Loupe read from the headers itself (`symbols`, `dynamic_symbols`, `load_commands`).",
+    }),
+  ),
 });
 
 export const executableSchema = Type.Union([executableFacts, executableError]);

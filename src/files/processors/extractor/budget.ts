@@ -1,6 +1,6 @@
 /**
  * One budget per extraction, shared by every level of nesting: characters of text kept, bytes
- * unpacked, archive entries opened, and time. Limits checked only at the end let a 3 KB archive
+ * unpacked, archive entries opened, key-derivation rounds spent on passwords, and time. Limits checked only at the end let a 3 KB archive
  * fill the heap first; this object is asked *before* work is done, and the first reason it says
  * no becomes the partial result's `extra.loupe.truncated`.
  */
@@ -17,6 +17,7 @@ export class Budget {
   #chars: number;
   #bytes: number;
   #entries: number;
+  #keyRounds: number;
   readonly #softDeadline: number;
   /** Why the extraction is partial (the first budget that ran out), or null. */
   reason: string | null = null;
@@ -26,6 +27,7 @@ export class Budget {
     this.#chars = limits.maxChars;
     this.#bytes = limits.maxArchiveBytes;
     this.#entries = limits.maxArchiveEntries;
+    this.#keyRounds = limits.maxKeyRounds ?? Number.POSITIVE_INFINITY;
     this.#softDeadline = now + Math.max(0, deadline - now) * SOFT_TIME_SHARE;
   }
 
@@ -65,6 +67,13 @@ export class Budget {
     return true;
   }
 
+  /** Records that a compressed stream was cut at the bytes budget (its first `kept` bytes are read). */
+  cutStream(kept: number, total: number): string {
+    return this.stop(
+      `more than ${total} uncompressed bytes: the stream was cut after its first ${kept} bytes, which are read`,
+    );
+  }
+
   /** Reserves one archive entry; false (and the reason recorded) past the count. */
   takeEntry(total: number): boolean {
     if (this.#entries <= 0) {
@@ -72,6 +81,16 @@ export class Budget {
       return false;
     }
     this.#entries--;
+    return true;
+  }
+
+  /**
+   * Reserves `n` key-derivation rounds (a password tried on a 7z key); false past the budget. Not a
+   * reason for the whole result: only the encrypted entries left closed say so.
+   */
+  takeKeyRounds(n: number): boolean {
+    if (n > this.#keyRounds) return false;
+    this.#keyRounds -= n;
     return true;
   }
 

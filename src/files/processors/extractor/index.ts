@@ -108,6 +108,8 @@ function extractLimits(config: FilesConfig): ExtractTask["limits"] {
     maxArchiveBytes: config.extractMaxArchiveBytes,
     maxArchiveEntries: config.extractMaxArchiveEntries,
     maxPasswordTries: config.archiveMaxPasswordTries,
+    maxKeyPower: config.archiveMaxKeyPower,
+    maxKeyRounds: config.archiveMaxKeyRounds,
     // The worker sets the OCR temp folder: the upload's own private folder.
     ...(config.ocr
       ? {
@@ -160,6 +162,7 @@ function createEnrichers(config: FilesConfig) {
     maxBytes: config.executableMaxBytes,
     maxItems: config.executableMaxItems,
     maxOutputChars: config.executableMaxOutputChars,
+    maxTableEntries: config.executableMaxTableEntries,
   });
   const executableOf = (file: UploadedFile, signal: AbortSignal) =>
     inspector.inspect(file.path, file.size, signal);

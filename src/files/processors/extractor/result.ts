@@ -25,6 +25,10 @@ export interface ExtractLimits {
   passwords?: string[];
   /** Tries (one password on one entry) per file at most. */
   maxPasswordTries?: number;
+  /** Highest 7z key-derivation cost tried, as a power of two (ARCHIVE_MAX_KEY_POWER). */
+  maxKeyPower?: number;
+  /** Key-derivation rounds spent per file at most (ARCHIVE_MAX_KEY_ROUNDS). */
+  maxKeyRounds?: number;
   /** Optional backends, set only when turned on. */
   ocr?: OcrOptions;
   tika?: TikaOptions;
@@ -57,12 +61,22 @@ export function isoDate(value: unknown): string | null {
 }
 
 /** Collapses runs of spaces and blank lines, trims. Tabs stay: they separate spreadsheet cells. */
+/**
+ * Linear time: each run of whitespace is matched once, from its start, then rewritten (a pattern
+ * like `[ ]*\t` tried at every space of a megabyte of spaces took minutes). Around a tab, spaces
+ * go (tabs separate cells, so every tab stays); other runs of spaces become one; spaces and tabs
+ * before a line break go, spaces after one too. A single space, the usual case, is not touched.
+ */
 export function normaliseWhitespace(text: string): string {
   return text
     .replace(/\r\n?/g, "\n")
-    .replace(/[ \f\v\u00a0]*\t[ \f\v\u00a0]*/g, "\t")
-    .replace(/[ \f\v\u00a0]+/g, " ")
-    .replace(/[ \t]*\n */g, "\n")
+    .replace(/[ \f\v\u00a0\t]{2,}|[\f\v\u00a0\t]/g, (run) =>
+      run.includes("\t") ? run.replace(/[^\t]/g, "") : " ",
+    )
+    .replace(/(?<![ \t])[ \t]*\n[ \t\n]*/g, (run) => {
+      const afterLast = run.slice(run.lastIndexOf("\n") + 1);
+      return "\n".repeat(run.split("\n").length - 1) + afterLast.replace(/^ +/, "");
+    })
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 }

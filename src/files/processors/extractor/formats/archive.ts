@@ -4,7 +4,7 @@
  * shared by every level — a zip bomb ends in a partial result that says so, never in an
  * exhausted process.
  */
-import { gunzipSync } from "node:zlib";
+import { createGunzip } from "node:zlib";
 import { type Unzipped, unzipSync } from "fflate";
 import type { Limits } from "../budget.ts";
 import type { Extracted, Recurse } from "../result.ts";
@@ -77,20 +77,37 @@ export function readTar(bytes: Buffer, limits: Limits): ArchiveListing {
   return { entries, truncated };
 }
 
-export function gunzipLimited(bytes: Buffer, limits: Limits): { data: Buffer; truncated: string | null } {
-  const over = () => limits.budget.stop(`more than ${limits.maxArchiveBytes} uncompressed bytes`);
-  // zlib refuses a zero maxOutputLength: an exhausted budget stops here.
-  if (limits.budget.bytesLeft < 1) return { data: Buffer.alloc(0), truncated: over() };
-  try {
-    const data = gunzipSync(bytes, { maxOutputLength: limits.budget.bytesLeft });
-    limits.budget.takeBytes(data.length, limits.maxArchiveBytes);
-    return { data, truncated: null };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-      return { data: Buffer.alloc(0), truncated: over() };
-    }
-    throw err;
-  }
+/**
+ * Gunzips (every member, as gunzip does) up to the bytes left in the budget: past it the stream is
+ * cut and its head kept, so padding put after the content cannot hide it from the text and the
+ * indicators. zlib's own stream: `gunzipSync`'s `maxOutputLength` throws the head away.
+ */
+export async function gunzipLimited(
+  bytes: Buffer,
+  limits: Limits,
+): Promise<{ data: Buffer; truncated: string | null }> {
+  const allowed = limits.budget.bytesLeft;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const inflater = createGunzip();
+  const done = new Promise<void>((resolve, reject) => {
+    inflater.on("data", (chunk: Buffer) => {
+      if (total < allowed) chunks.push(chunk.subarray(0, allowed - total));
+      total += chunk.length;
+      if (total > allowed) inflater.destroy();
+    });
+    inflater.on("end", resolve);
+    inflater.on("close", resolve);
+    inflater.on("error", reject);
+  });
+  inflater.end(bytes);
+  await done;
+  const data = Buffer.concat(chunks);
+  limits.budget.takeBytes(data.length, limits.maxArchiveBytes);
+  return {
+    data,
+    truncated: total > allowed ? limits.budget.cutStream(data.length, limits.maxArchiveBytes) : null,
+  };
 }
 
 /** What an encrypted entry says: the password that opened it, or that none did. */
@@ -98,7 +115,7 @@ function lockFacts(e: ArchiveEntry): Record<string, unknown> {
   if (!e.encrypted) return {};
   return e.password !== undefined
     ? { encrypted: true, opened: true, password_used: e.password }
-    : { encrypted: true, opened: false };
+    : { encrypted: true, opened: false, ...(e.notTried ? { reason: e.notTried } : {}) };
 }
 
 /** Lists the entries and extracts the text of each one that can be read, one level deeper. */

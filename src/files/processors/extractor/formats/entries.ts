@@ -7,6 +7,8 @@ export interface ArchiveEntry {
   encrypted?: boolean;
   /** The password that opened it. */
   password?: string;
+  /** Why no password was tried on it (its key costs more than ARCHIVE_MAX_KEY_POWER allows). */
+  notTried?: string;
 }
 
 export interface ArchiveListing {

@@ -11,7 +11,8 @@ import sevenZipPackage, { type SevenZipModule } from "7z-wasm";
 import type { Limits } from "../budget.ts";
 import { ParseFailure } from "../result.ts";
 import type { ArchiveEntry, ArchiveListing } from "./entries.ts";
-import { type SevenZipRunner, unlockEntries } from "./unlock.ts";
+import { sevenZipKeyPowers } from "./sevenzip-header.ts";
+import { type EntryKey, type SevenZipRunner, unlockEntries } from "./unlock.ts";
 
 // CommonJS package: the factory is also its `default` property, which is what TypeScript sees.
 const SevenZip = sevenZipPackage.default;
@@ -24,6 +25,9 @@ interface Listed {
   size: number | null;
   folder: boolean;
   encrypted: boolean;
+  /** 7-Zip's method ("LZMA2:12 7zAES:19") and block (the entries of one block share a key). */
+  method?: string;
+  block?: string;
 }
 
 /**
@@ -55,6 +59,8 @@ function parseListing(lines: string[]): Listed[] {
         size: current.Size ? Number(current.Size) : null,
         folder: (current.Folder ?? "") === "+" || (current.Attributes ?? "").startsWith("D"),
         encrypted: current.Encrypted === "+",
+        ...(current.Method ? { method: current.Method } : {}),
+        ...(current.Block ? { block: current.Block } : {}),
       });
     }
     current = {};
@@ -89,10 +95,16 @@ function run(sz: SevenZipModule, output: string[], args: string[]): number {
 /** Runs of one module before a fresh one takes over (a module run some hundred times faults). */
 const RUNS_PER_MODULE = 32;
 
-/** A 7-Zip for many runs on one archive: a fresh module, with the archive, every RUNS_PER_MODULE runs. */
-function runner(bytes: Buffer, output: string[], maxLines: number, first?: SevenZipModule): SevenZipRunner {
-  let sz = first;
-  let runs = 0;
+/**
+ * A 7-Zip for many runs on one archive: a fresh module, with the archive, every RUNS_PER_MODULE
+ * runs, or after one that stopped on an exception. It remembers which keys its module derived
+ * (7-Zip keeps them for the module's life), so a password's key is paid for once.
+ */
+function runner(bytes: Buffer, output: string[], maxLines: number): SevenZipRunner {
+  let sz: SevenZipModule | undefined;
+  let runs = RUNS_PER_MODULE;
+  const derived = new Set<string>();
+  const id = (password: string, key: EntryKey) => `${key.group}\0${password}`;
   return {
     archive: ARCHIVE,
     output,
@@ -100,43 +112,91 @@ function runner(bytes: Buffer, output: string[], maxLines: number, first?: Seven
       if (!sz || runs >= RUNS_PER_MODULE) {
         sz = await sevenZip(output, maxLines);
         sz.FS.writeFile(ARCHIVE, bytes);
+        derived.clear();
         runs = 0;
       }
       runs++;
       prepare(sz.FS);
-      run(sz, output, args);
-      return sz;
+      try {
+        return { sz, code: run(sz, output, args) };
+      } catch (err) {
+        if (!(err instanceof ParseFailure)) throw err;
+        runs = RUNS_PER_MODULE; // a module an exception went through is not trusted again
+        return { sz, code: -1 };
+      }
+    },
+    cost(password, keys) {
+      let rounds = 0;
+      const fresh = runs >= RUNS_PER_MODULE;
+      for (const key of keys) if (fresh || !derived.has(id(password, key))) rounds += key.rounds;
+      return rounds;
+    },
+    derived(password, keys) {
+      for (const key of keys) derived.add(id(password, key));
     },
   };
 }
 
 const HEADERS_ENCRYPTED = /Cannot open encrypted archive/i;
+const HEADER_KEY = "header";
 
-/**
- * Lists the archive; when its names are encrypted too, with each password in turn (one try each).
- * Returns the listing and the password that opened it, if one had to.
- */
-function list(
-  sz: SevenZipModule,
-  output: string[],
+/** The listing of an archive whose names are encrypted too: each password in turn (one try each). */
+async function listEncrypted(
+  z: SevenZipRunner,
   limits: Limits,
-): { entries: Listed[]; password?: string } {
-  const listed = run(sz, output, ["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]);
-  let entries = parseListing(output);
-  if (listed === 0 || entries.length > 0 || !output.some((l) => HEADERS_ENCRYPTED.test(l))) {
-    if (listed !== 0 && entries.length === 0)
-      throw new ParseFailure(`unreadable 7z archive: ${problem(output)}`);
-    return { entries };
-  }
+  power: number,
+): Promise<{ entries: Listed[]; password: string }> {
+  const maxPower = limits.maxKeyPower ?? 24;
+  if (power > maxPower)
+    throw new ParseFailure(
+      `encrypted 7z archive (names included): its key derivation asks for 2^${power} rounds per password, over ARCHIVE_MAX_KEY_POWER (2^${maxPower}); no password was tried`,
+    );
+  const key: EntryKey = { group: HEADER_KEY, rounds: 2 ** power };
   for (const password of limits.keyring?.list ?? []) {
     if (!limits.budget.hasTime() || !limits.keyring?.take(1, limits.maxPasswordTries ?? 0)) break;
-    output.length = 0;
-    if (run(sz, output, ["l", "-slt", "-sccUTF-8", `-p${password}`, ARCHIVE]) !== 0) continue;
-    entries = parseListing(output);
+    if (!limits.budget.takeKeyRounds(z.cost(password, [key]))) {
+      limits.budget.stop(`more than ${limits.maxKeyRounds} key-derivation rounds spent on passwords`);
+      break;
+    }
+    const { code } = await z.exec(["l", "-slt", "-sccUTF-8", `-p${password}`, ARCHIVE], () => {});
+    z.derived(password, [key]);
+    const entries = code === 0 ? parseListing(z.output) : [];
     if (entries.length > 0) return { entries, password };
+    z.output.length = 0;
   }
   if (limits.keyring?.exhausted) limits.budget.stop(limits.keyring.exhausted);
   throw new ParseFailure("encrypted 7z archive (names included): none of the passwords opened it");
+}
+
+/**
+ * Lists the archive. When the header says its names are encrypted, the passwords are tried on it
+ * at once (a dummy password would cost a key derivation, and 7-Zip stops on an exception for some
+ * such archives); otherwise -p with a dummy password makes encrypted parts fail instead of asking
+ * on stdin. Returns the listing and the password that opened it, if one had to.
+ */
+async function list(
+  z: SevenZipRunner,
+  bytes: Buffer,
+  limits: Limits,
+): Promise<{ entries: Listed[]; password?: string }> {
+  const header = sevenZipKeyPowers(bytes);
+  if (header?.headerEncrypted) return listEncrypted(z, limits, Math.max(...header.powers));
+  const { code } = await z.exec(["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE], () => {});
+  const entries = parseListing(z.output);
+  if (code === 0 || entries.length > 0) return { entries };
+  // Encrypted names in a header the reader could not read: their key's cost is unknown.
+  if (z.output.some((l) => HEADERS_ENCRYPTED.test(l)))
+    throw new ParseFailure(
+      "encrypted 7z archive (names included) whose key-derivation cost cannot be read: no password was tried",
+    );
+  throw new ParseFailure(`unreadable 7z archive: ${problem(z.output)}`);
+}
+
+/** An encrypted entry's key (7-Zip lists `7zAES:19` in its method): its block and its rounds. */
+function keyOf(e: Listed): { key: EntryKey; power: number } | null {
+  const power = /\b7zAES:(\d+)/.exec(e.method ?? "")?.[1];
+  if (power === undefined) return null;
+  return { key: { group: `block ${e.block ?? e.path}`, rounds: 2 ** Number(power) }, power: Number(power) };
 }
 
 /** Chooses the entries to unpack within the budget; encrypted ones go to `locked`. */
@@ -144,6 +204,8 @@ function plan(listed: Listed[], limits: Limits) {
   const entries: ArchiveEntry[] = [];
   const wanted: ArchiveEntry[] = [];
   const locked: ArchiveEntry[] = [];
+  const keys = new Map<ArchiveEntry, EntryKey>();
+  const maxPower = limits.maxKeyPower ?? 24;
   let truncated: string | null = null;
   for (const e of listed) {
     if (!limits.budget.takeEntry(limits.maxArchiveEntries)) {
@@ -159,28 +221,35 @@ function plan(listed: Listed[], limits: Limits) {
       truncated ??= `${e.path}: uncompressed size unknown, not unpacked`;
       continue;
     }
+    const key = entry.encrypted ? keyOf(e) : null;
+    if (key && key.power > maxPower) {
+      entry.notTried = `its key derivation asks for 2^${key.power} rounds per password, over ARCHIVE_MAX_KEY_POWER (2^${maxPower}): no password was tried`;
+      continue;
+    }
     if (!limits.budget.takeBytes(e.size, limits.maxArchiveBytes)) {
       truncated ??= `more than ${limits.maxArchiveBytes} uncompressed bytes`;
       continue;
     }
+    if (key) keys.set(entry, key.key);
     (entry.encrypted ? locked : wanted).push(entry);
   }
-  return { entries, wanted, locked, truncated };
+  return { entries, wanted, locked, keys, truncated };
 }
 
 export async function readSevenZip(bytes: Buffer, limits: Limits): Promise<ArchiveListing> {
   const output: string[] = [];
-  // About ten lines per entry in `l -slt`; the header and the summary take a few dozen more.
-  const sz = await sevenZip(output, (limits.maxArchiveEntries + 2) * 16 + 100);
-  sz.FS.writeFile(ARCHIVE, bytes);
-  // -p with a dummy password: encrypted archives fail instead of asking on stdin.
-  const listing = list(sz, output, limits);
-  const { entries, wanted, locked, truncated } = plan(listing.entries, limits);
+  // About ten lines per entry in `l -slt` (the header and the summary take a few dozen more), and
+  // a few lines per entry of one unlock run (unlock.ts runs at most 256 entries at once).
+  const z = runner(bytes, output, Math.max((limits.maxArchiveEntries + 2) * 16 + 100, 256 * 4 + 100));
+  const listing = await list(z, bytes, limits);
+  const { entries, wanted, locked, keys, truncated } = plan(listing.entries, limits);
   if (wanted.length > 0) {
     output.length = 0;
-    sz.FS.writeFile("/list.txt", wanted.map((e) => e.name).join("\n"));
     const password = `-p${listing.password ?? "LOUPE"}`;
-    run(sz, output, ["x", "-y", "-sccUTF-8", "-scsUTF-8", password, `-o${OUT}`, ARCHIVE, "-i@/list.txt"]);
+    const { sz } = await z.exec(
+      ["x", "-y", "-sccUTF-8", "-scsUTF-8", password, `-o${OUT}`, ARCHIVE, "-i@/list.txt"],
+      (fs) => fs.writeFile("/list.txt", wanted.map((e) => e.name).join("\n")),
+    );
     for (const e of wanted) {
       try {
         const data = sz.FS.readFile(`${OUT}/${e.name}`);
@@ -190,8 +259,9 @@ export async function readSevenZip(bytes: Buffer, limits: Limits): Promise<Archi
       }
     }
   }
-  // A few lines per entry of one run (unlock.ts runs at most 256 entries at once).
-  const stopped = await unlockEntries(runner(bytes, output, 256 * 4 + 100), locked, limits, listing.password);
+  const stopped = await unlockEntries(z, locked, limits, listing.password, (e) => {
+    return keys.get(e) ?? { group: e.name, rounds: 0 };
+  });
   return { entries, truncated: truncated ?? stopped };
 }
 
@@ -206,7 +276,8 @@ export async function unlockZipEntries(
 
 /**
  * A single compressed stream (XZ, BZIP2), which states no uncompressed size: 7-Zip writes it to
- * stdout, byte by byte into our buffer, and is stopped by a write error at the bytes budget.
+ * stdout, byte by byte into our buffer, and is stopped by a write error at the bytes budget; what
+ * came before is kept.
  */
 export async function unpackStream(
   bytes: Buffer,
@@ -242,12 +313,11 @@ export async function unpackStream(
   } as never);
   sz.FS.writeFile(ARCHIVE, bytes);
   const code = run(sz, output, ["e", "-so", "-pLOUPE", ARCHIVE]);
-  if (overBudget) {
-    const why = limits.budget.stop(`more than ${limits.maxArchiveBytes} uncompressed bytes`);
-    return { data: Buffer.alloc(0), truncated: why };
-  }
-  limits.budget.takeBytes(total, limits.maxArchiveBytes);
-  if (code !== 0) throw new ParseFailure(`unreadable compressed stream: ${problem(output)}`);
   chunks.push(chunk.subarray(0, used));
+  limits.budget.takeBytes(total, limits.maxArchiveBytes);
+  // Over the budget: the head is kept and read (padding after the content must not hide it).
+  if (overBudget)
+    return { data: Buffer.concat(chunks), truncated: limits.budget.cutStream(total, limits.maxArchiveBytes) };
+  if (code !== 0) throw new ParseFailure(`unreadable compressed stream: ${problem(output)}`);
   return { data: Buffer.concat(chunks), truncated: null };
 }

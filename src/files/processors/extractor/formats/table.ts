@@ -167,12 +167,13 @@ async function extractCompressedStream(input: Input): Promise<Typed> {
   const { bytes, name, depth, limits, recurse } = input;
   const mime = input.mime as string;
   const { data, truncated } =
-    mime === "application/gzip" ? gunzipLimited(bytes, limits) : await unpackStream(bytes, limits);
+    mime === "application/gzip" ? await gunzipLimited(bytes, limits) : await unpackStream(bytes, limits);
   const innerName = name.replace(/\.(gz|xz|bz2)$/i, "");
   // A compressed stream is a level of nesting like an archive: a gzip that unpacks to itself must end.
   const tooDeep = depth + 1 > limits.maxDepth ? `nesting deeper than ${limits.maxDepth}` : undefined;
   const stop = truncated ?? (tooDeep && limits.budget.stop(tooDeep));
-  const inner = stop ? undefined : await recurse(data, innerName, depth + 1);
+  // A stream cut at the bytes budget still has its head read.
+  const inner = tooDeep ? undefined : await recurse(data, innerName, depth + 1);
   // The inner result's own archive facts are replaced by these: keep why it stopped, if it did.
   const why = stop ?? innerTruncation(inner);
   const archive = {
