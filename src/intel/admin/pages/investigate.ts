@@ -65,6 +65,7 @@ ${jsonScript("taxonomy", taxonomy)}
 <p id="problem" class="flash error" role="alert" hidden></p>
 <section id="result" hidden>
   <p class="result-head"><span id="result-root"></span> <a id="raw-link" href="#" target="_blank" rel="noopener">Raw JSON</a></p>
+  <p id="nobody-asked" class="flash error" role="status" hidden></p>
   <section id="verdict" class="card verdict" aria-labelledby="verdict-title">
     <h2 id="verdict-title">Verdict: <span id="verdict-assessment" class="assessment"></span></h2>
     <dl class="facts">
