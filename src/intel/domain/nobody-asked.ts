@@ -51,18 +51,25 @@ export function whyNobody(reach: Reach): NobodyAsked | null {
 
 /**
  * `nobody_asked` of an answer: null when some vendor's word (an answer, "not found", an error) is
- * among its sources; otherwise why nobody was asked (from the current reach, or the markings that
- * kept the earlier asks from every vendor).
+ * among its sources; otherwise why nobody was asked: from the current reach, or, when some vendor
+ * may be asked now (and is, behind this answer), from what kept the earlier asks from every vendor.
  */
 export function nobodyAsked(sources: Record<string, SourceOutcome>, reach: Reach): NobodyAsked | null {
-  if (Object.values(sources).some((o) => o.status !== "skipped")) return null;
-  return (
-    whyNobody(reach) ?? {
+  const outcomes = Object.values(sources);
+  if (outcomes.some((o) => o.status !== "skipped")) return null;
+  const now = whyNobody(reach);
+  if (now) return now;
+  if (outcomes.length > 0)
+    return {
       reason: "markings",
       detail:
         "Every earlier ask was kept from every vendor by its TLP/PAP; the vendors allowed now are being asked.",
-    }
-  );
+    };
+  return {
+    reason: "no_vendor_configured",
+    detail:
+      "No vendor could be asked when this subject was looked up; the vendors configured now are being asked.",
+  };
 }
 
 const ids = (connectors: Connector[]) => connectors.map((c) => c.id).join(", ");

@@ -20,12 +20,15 @@ const SubjectQuery = Type.Object({
   value: Type.String({ minLength: 1, maxLength: 2048 }),
 });
 
-const AskBody = Type.Object({
-  super_type: Type.String({ minLength: 1, maxLength: 64 }),
-  type: Type.String({ minLength: 1, maxLength: 64 }),
-  value: Type.String({ minLength: 1, maxLength: 2048 }),
-  force: Type.Optional(Type.Boolean()),
-});
+const AskBody = Type.Object(
+  {
+    super_type: Type.String({ minLength: 1, maxLength: 64 }),
+    type: Type.String({ minLength: 1, maxLength: 64 }),
+    value: Type.String({ minLength: 1, maxLength: 2048 }),
+    force: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 export function registerInvestigate(admin: App, deps: AdminDeps): void {
   registerInvestigatePage(admin, deps);
