@@ -2,7 +2,8 @@
  * The request protocol: stored data answers 200 (and stale vendors are refreshed behind it, each
  * vendor by its TTL); otherwise a request is created or joined and 201 answers while it runs; force
  * refreshes every vendor or the ones it names; when every vendor failed, 502 with their errors
- * until a cool-down passes. Workers process requests (`processRequest`). SQL is in
+ * until a cool-down passes. Every vendor set is gated by the subject's sticky TLP/PAP (`plan`,
+ * and again in the worker). Workers process requests (`processRequest`). SQL is in
  * store/requests.ts; the rendered answers in rendered-cache.ts; TTLs and merging in freshness.ts.
  */
 import type { Transaction } from "kysely";
@@ -58,7 +59,8 @@ export const subjectKey = (s: Subject) => `${s.superType}/${s.type}/${s.value}`;
 
 /**
  * How a client asks: `force` true refreshes every vendor, a list of ids only those (checked by the
- * caller); `tlp`/`pap` (default: the settings') decide which vendors may receive the subject.
+ * caller); `tlp`/`pap` (default: the settings'), raised to the subject's stored marks, decide
+ * which vendors may receive the subject.
  */
 export interface Ask {
   force: boolean | readonly string[];
