@@ -345,12 +345,14 @@ async function readDocument(
   const hood = await neighbourhood(db, subject, depth);
   if (!hood) return undefined;
   const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
-  const reach = await plan(ctx, answerReads(db, DIRECT_READS), subject, {
-    tlp: ctx.config.defaultTlp,
-    pap: ctx.config.defaultPap,
-  });
   const views = sourceViews(sources, Date.now());
-  return buildDocument(hood, views, { ...opts, nobodyAsked: nobodyAsked(sources, reach) });
+  // Why nobody was asked is read only when no vendor spoke (the plan costs two reads).
+  const spoke = Object.values(sources).some((o) => o.status !== "skipped");
+  const asked = { tlp: ctx.config.defaultTlp, pap: ctx.config.defaultPap };
+  const nobody = spoke
+    ? null
+    : nobodyAsked(sources, await plan(ctx, answerReads(db, DIRECT_READS), subject, asked));
+  return buildDocument(hood, views, { ...opts, nobodyAsked: nobody });
 }
 
 /**

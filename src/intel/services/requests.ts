@@ -111,6 +111,9 @@ export async function requestNobodyAsked(
   const ids = askedIds(r);
   const running = r.status === "ENQUEUED" || r.status === "PROCESSING" || r.status === "CREATED";
   if (running && (ids === null || ids.length > 0)) return null;
+  const outcomes = JSON.parse(r.vendors) as Record<string, SourceOutcome>;
+  // A vendor spoke: nothing to explain, nothing to read.
+  if (!running && Object.values(outcomes).some((o) => o.status !== "skipped")) return null;
   const { db } = services.store;
   const subject: Subject = { superType: r.super_type, type: r.type, value: r.value };
   const reach = reachOf(services.connectors, subject, await configuredVendors(db));
@@ -119,5 +122,5 @@ export async function requestNobodyAsked(
   const marks = stickyMarks(asked, stored && { tlp: fromStored(stored.tlp), pap: fromStored(stored.pap) });
   const whyNot = { ...reach, allowed: [], marks };
   if (running) return whyNobody(whyNot);
-  return nobodyAsked(JSON.parse(r.vendors) as Record<string, SourceOutcome>, whyNot);
+  return nobodyAsked(outcomes, whyNot);
 }
