@@ -47,6 +47,9 @@ export const INTEL_USAGE = `Usage: ./loupe intel <command> [--help]
   credentials set VENDOR key=value…       add a credential set (several per vendor rotate)
   credentials list [VENDOR]
   credentials remove ID
+  marking set SUPER_TYPE TYPE VALUE [--tlp L] [--pap L]
+                                          set a stored subject's TLP/PAP (the way to lower
+                                          it; asks only raise it); written to the audit log
 `;
 
 const TABLE: CommandHelp[] = [
@@ -113,6 +116,15 @@ const TABLE: CommandHelp[] = [
   },
   { words: ["intel", "credentials", "list"], usage: "Usage: ./loupe intel credentials list [VENDOR]\n" },
   { words: ["intel", "credentials", "remove"], usage: "Usage: ./loupe intel credentials remove ID\n" },
+  {
+    words: ["intel", "marking"],
+    usage: "Usage: ./loupe intel marking set SUPER_TYPE TYPE VALUE [--tlp L] [--pap L]\n",
+  },
+  {
+    words: ["intel", "marking", "set"],
+    usage:
+      "Usage: ./loupe intel marking set SUPER_TYPE TYPE VALUE [--tlp L] [--pap L]\n\n  Sets a stored subject's TLP/PAP (the only way to lower it; asks only raise it); written to the audit log.\n",
+  },
 ];
 
 /** Every command of the table (tests walk it). */

@@ -1,4 +1,5 @@
-/** `./loupe intel …`: the intel service, its worker, and the accounts and credentials it needs. */
+/** `./loupe intel …`: the intel service, its worker, and the accounts, credentials and markings it needs. */
+import os from "node:os";
 import { parseArgs } from "node:util";
 import { readCommonConfig } from "../common/config.ts";
 import { closeOnSignals } from "../common/http.ts";
@@ -13,6 +14,7 @@ import {
   removeCredentialSet,
 } from "../intel/services/credentials.ts";
 import { openIntelServices } from "../intel/services/index.ts";
+import { MarkingError, markingLevel, setSubjectMarking } from "../intel/services/markings.ts";
 import { INTEL_USAGE as USAGE } from "./commands.ts";
 import { startIntelService, startIntelWorker } from "./services.ts";
 import { UsageError } from "./usage.ts";
@@ -38,6 +40,8 @@ export async function intel(args: string[]): Promise<number | undefined> {
       return token(rest);
     case "credentials":
       return credentials(rest);
+    case "marking":
+      return marking(rest);
     case undefined:
     case "--help":
     case "help":
@@ -178,6 +182,39 @@ async function credentials(args: string[]): Promise<number> {
       process.stdout.write(`removed credentials #${id}\n`);
     } else {
       throw new UsageError("usage: ./loupe intel credentials set|list|remove …");
+    }
+  });
+}
+
+const MARKING_USAGE = "usage: ./loupe intel marking set SUPER_TYPE TYPE VALUE [--tlp LEVEL] [--pap LEVEL]";
+
+async function marking(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { tlp: { type: "string" }, pap: { type: "string" } },
+  });
+  const [superType, type, value] = positionals;
+  if (sub !== "set" || !superType || !type || !value || positionals.length > 3)
+    throw new UsageError(MARKING_USAGE);
+  if (values.tlp === undefined && values.pap === undefined)
+    throw new UsageError(`--tlp or --pap is needed\n${MARKING_USAGE}`);
+  return withServices(async (s) => {
+    try {
+      const levels = {
+        tlp: values.tlp === undefined ? undefined : markingLevel("TLP", values.tlp),
+        pap: values.pap === undefined ? undefined : markingLevel("PAP", values.pap),
+      };
+      const actor = `cli:${os.userInfo().username}`;
+      const done = await setSubjectMarking(s.store.db, actor, { superType, type, value }, levels);
+      const { subject, before, after } = done;
+      process.stdout.write(
+        `${subject.superType} / ${subject.type} / ${subject.value}: TLP ${before.tlp} → ${after.tlp}, PAP ${before.pap} → ${after.pap}\n`,
+      );
+    } catch (err) {
+      if (err instanceof MarkingError) throw new UsageError(err.message);
+      throw err;
     }
   });
 }

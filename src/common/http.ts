@@ -225,7 +225,13 @@ function describeValidation(err: FastifyError): string {
   const parts = (err.validation ?? []).map((v) => {
     const field =
       v.instancePath.replace(/^\//, "").replaceAll("/", ".") || String(v.params.missingProperty ?? where);
-    const params = v.params as { allowedValues?: unknown[]; allowedValue?: unknown };
+    const params = v.params as {
+      allowedValues?: unknown[];
+      allowedValue?: unknown;
+      additionalProperty?: string;
+    };
+    if (v.keyword === "additionalProperties" && params.additionalProperty)
+      return `unknown field "${[field === where ? "" : `${field}.`, params.additionalProperty].join("")}"`;
     if (v.keyword === "enum" && params.allowedValues)
       return `${field} must be one of: ${params.allowedValues.join(", ")}`;
     return `${field} ${v.message ?? "is invalid"}`;

@@ -12,6 +12,7 @@ import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../help
 import {
   type DbKind,
   freshDatabase,
+  pollUntilDone,
   postgresSkipReason,
   startIntelServer,
   type TestIntelServer,
@@ -148,6 +149,26 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         assert.ok(vt.calls.length > callsBefore, "the vendor was asked");
       } finally {
         vt.delayMs = 0;
+        await writeFile(note, NOTE);
+      }
+    });
+
+    it("says when nobody was asked (the subject's TLP keeps it from every vendor), not 'unknown'", async () => {
+      const domain = "victim-portal-login.com";
+      const red = { super_type: "OBSERVABLE", type: "DOMAIN", value: domain, tlp: "RED" };
+      assert.equal((await pollUntilDone(intel, red)).status, 200);
+      try {
+        await writeFile(note, `Phished through ${domain} on Monday.\n`);
+        const report = only((await analyzeWithIntel(intel)).stdout);
+        assert.equal(report.intel[0].nobody_asked?.reason, "markings");
+        const text = await runLoupe(
+          ["analyze", "--url", files.url, "--processors", "iocs", "--intel", "--intel-url", intel.url, note],
+          { INTEL_API_KEY: intel.key },
+        );
+        assert.match(text.stdout, new RegExp(`^ {4}DOMAIN ${domain}: nobody was asked: TLP:RED`, "m"));
+        assert.doesNotMatch(text.stdout, /unknown to the vendors/);
+        assert.ok(!vt.calls.some((c) => c.includes(domain)));
+      } finally {
         await writeFile(note, NOTE);
       }
     });

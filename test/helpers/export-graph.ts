@@ -85,12 +85,20 @@ function event(type: string, name: string, involved: EntitiesTable, vendor: stri
   };
 }
 
-/** The rich document; `values` replaces some names (hostile-input tests). */
-export function richDocument(values: Partial<typeof RICH> = {}, description = ""): ResultDocument {
+/**
+ * The rich document; `values` replaces some names (hostile-input tests); `rootMarks` marks the
+ * root with exact TLP 2.0 levels, as exports read them (a CLEAR root is stored as WHITE).
+ */
+export function richDocument(
+  values: Partial<typeof RICH> = {},
+  description = "",
+  rootMarks?: { tlp: string; pap: string },
+): ResultDocument {
   const v = { ...RICH, ...values };
+  const stored = (level: string) => (level === "CLEAR" ? "WHITE" : level);
   const root = entity("OBSERVABLE", "SHA256", v.sha256, {
-    tlp: "AMBER",
-    pap: "GREEN",
+    tlp: rootMarks ? stored(rootMarks.tlp) : "AMBER",
+    pap: rootMarks ? stored(rootMarks.pap) : "GREEN",
     description: "EICAR test file",
     source_url: `https://www.virustotal.com/gui/file/${v.sha256}`,
     attributes: JSON.stringify({ source_vendor: "malwarebazaar,virustotal", vt_score: "61/76" }),
@@ -141,5 +149,6 @@ export function richDocument(values: Partial<typeof RICH> = {}, description = ""
       malwarebazaar: { status: "ok", error: null, fetched_at: T1, age_seconds: 0, from_cache: false },
       urlhaus: { status: "not_found", error: null, fetched_at: T1, age_seconds: 0, from_cache: false },
     },
+    { exactMarkings: rootMarks !== undefined },
   );
 }

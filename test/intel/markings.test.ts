@@ -10,19 +10,17 @@ import { ConfigError } from "../../src/common/settings.ts";
 import { readIntelConfig } from "../../src/intel/config.ts";
 import { startWorker } from "../../src/intel/server.ts";
 import { checkVendorSettings } from "../../src/intel/services/index.ts";
-import { addCredentials } from "../../src/intel/store/credentials.ts";
-import { fixture } from "../helpers/connectors.ts";
-import { type SimpleFake, startFakeVendor } from "../helpers/fake-vendor.ts";
-import { type FakeVendor, startFakeVirusTotal, VT_KEY } from "../helpers/fake-virustotal.ts";
+import type { SimpleFake } from "../helpers/fake-vendor.ts";
+import type { FakeVendor } from "../helpers/fake-virustotal.ts";
 import {
   type DbKind,
-  freshDatabase,
   pollUntilDone,
   postgresSkipReason,
-  startIntelServer,
   type TestIntelServer,
 } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
+import { type MarkingVendors, startMarkingVendors } from "../helpers/marking-vendors.ts";
+import { runLoupe } from "../helpers/run-loupe.ts";
 import { ageStoredSource } from "../helpers/stored-sources.ts";
 
 const md5 = (n: number) => n.toString(16).padStart(32, "a");
@@ -63,8 +61,8 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
   }, () => {
     let vt: FakeVendor;
     let misp: SimpleFake;
-    let db: Awaited<ReturnType<typeof freshDatabase>>;
     let server: TestIntelServer;
+    let fakes: MarkingVendors;
     const ask = (body: unknown) =>
       server.api("/api/request/", { method: "POST", body: JSON.stringify(body) });
     /** VirusTotal calls about one hash: the only count that matters for that subject. */
@@ -72,41 +70,25 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
     const mispCalls = () => misp.calls.length;
 
     before(async () => {
-      vt = await startFakeVirusTotal({});
-      misp = await startFakeVendor({ "/attributes/restSearch": () => ({ body: fixture("misp", "empty") }) });
-      db = await freshDatabase(kind);
-      server = await startIntelServer({
-        databaseUrl: db.url,
+      fakes = await startMarkingVendors(kind, {
         worker: false,
-        env: {
-          INTEL_CONNECTORS: "virustotal,misp",
-          INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
-          INTEL_VENDOR_RETRIES: "0",
-          INTEL_TLP_ALLOW: "virustotal:AMBER",
-        },
+        env: { INTEL_TLP_ALLOW: "virustotal:AMBER" },
       });
-      await addCredentials(server.services.store.db, "virustotal", { api_key: VT_KEY });
-      await addCredentials(server.services.store.db, "misp", { api_key: "misp-key", url: misp.url });
+      ({ server, vt, misp } = fakes);
     });
-    after(async () => {
-      await server.close();
-      await vt.close();
-      await misp.close();
-      await db.drop();
-    });
+    after(() => fakes?.close());
 
     // Runs first, with no worker yet: requests stay queued, so which one each ask joins is certain.
-    it("never widens a request: a RED ask and a CLEAR ask of one subject get separate requests", async () => {
+    it("never widens a request: a CLEAR ask after a RED one is gated by the stored RED and joins it", async () => {
       const value = md5(1);
+      const green = md5(11);
+      const greenId = (await json(await ask(file(green, { tlp: "GREEN", force: true })))).id;
       const red = await ask(file(value, { tlp: "RED", force: true }));
       assert.equal(red.status, 201);
       const redId = (await json(red)).id;
       const clear = await ask(file(value, { force: true }));
       assert.equal(clear.status, 201);
-      const clearId = (await json(clear)).id;
-      assert.notEqual(clearId, redId, "the CLEAR ask did not join (and so widen) the RED request");
-      const again = await ask(file(value, { tlp: "RED", force: true }));
-      assert.equal((await json(again)).id, redId, "an ask that may reach the same vendors joins");
+      assert.equal((await json(clear)).id, redId, "the CLEAR ask is RED now: it may reach what RED may");
       const redRequest = await json(await server.api(`/api/request/${redId}/`));
       assert.deepEqual(redRequest.asked, ["misp"]);
       assert.equal(redRequest.tlp, "RED");
@@ -118,15 +100,22 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         age_seconds: null,
         from_cache: false,
       });
-      assert.deepEqual((await json(await server.api(`/api/request/${clearId}/`))).asked, [
+      // A request planned before the subject was marked RED is gated again when it runs.
+      assert.equal((await ask(file(green, { tlp: "RED" }))).status, 201);
+      assert.deepEqual((await json(await server.api(`/api/request/${greenId}/`))).asked, [
         "misp",
         "virustotal",
       ]);
       startWorker(server.services);
-      for (const id of [redId, clearId]) assert.equal(await finalStatus(id), "SUCCEEDED");
-      const done = await pollUntilDone(server, file(value, { tlp: "RED" }));
+      for (const id of [redId, greenId]) assert.equal(await finalStatus(id), "SUCCEEDED");
+      const done = await pollUntilDone(server, file(value));
       assert.equal(done.status, 200);
-      assert.equal(vtCallsAbout(value), 1, "VirusTotal heard of it once: from the CLEAR request");
+      assert.equal(vtCallsAbout(value), 0, "VirusTotal never heard of the RED subject");
+      assert.equal(vtCallsAbout(green), 0, "nor of the one marked RED while its request waited");
+      assert.equal(
+        (await json(await server.api(`/api/request/${greenId}/`))).sources.virustotal.reason,
+        "tlp",
+      );
       assert.equal((await json(done)).root_entity.tlp, "RED");
     });
 
@@ -197,9 +186,133 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal(red.status, 200);
       assert.ok((await json(red)).sources.virustotal.age_seconds >= 2 * 24 * 3600);
       assert.equal(await countRequests(value), requestsBefore, "no background refresh was made");
-      // The same stale part does start a refresh behind a CLEAR ask: the RED one held it back.
+      // The RED marking sticks: a later ask that names no marking (as Colander's) refreshes nothing either.
       assert.equal((await ask(file(value))).status, 200);
-      assert.equal(await countRequests(value), requestsBefore + 1);
+      assert.equal((await ask(file(value, { tlp: "CLEAR" }))).status, 200);
+      assert.equal(await countRequests(value), requestsBefore);
+      assert.equal(vtCallsAbout(value), 1);
+    });
+
+    it("refuses unknown fields in every request body, naming the field; Colander's body still works", async () => {
+      const refused: Array<[string, string, unknown, RegExp]> = [
+        ["POST", "/api/request/", file(md5(30), { colour: "red" }), /unknown field "colour"/],
+        [
+          "POST",
+          "/api/requests/",
+          { subjects: [file(md5(30))], tlp: "RED", colour: 1 },
+          /unknown field "colour"/,
+        ],
+        [
+          "PUT",
+          "/api/webhook/",
+          { url: "https://hooks.example.org/x", secret: "s" },
+          /unknown field "secret"/,
+        ],
+      ];
+      for (const [method, path, body, detail] of refused) {
+        const res = await server.api(path, { method, body: JSON.stringify(body) });
+        const answer = await json(res);
+        assert.equal(res.status, 400, path);
+        assert.equal(answer.code, "invalid_request", path);
+        assert.match(answer.detail, detail, path);
+      }
+      // A bulk ask's subject is checked alone: an unknown field or a bad level refuses that subject only.
+      const res = await server.api("/api/requests/", {
+        method: "POST",
+        body: JSON.stringify({
+          subjects: [
+            file(md5(31), { tlp: "AMBER" }),
+            file(md5(32), { colour: "red" }),
+            file(md5(33), { pap: "PINK" }),
+          ],
+        }),
+      });
+      assert.equal(res.status, 202);
+      const batch = await json(res);
+      assert.deepEqual(
+        batch.rejected.map((r: { index: number; code: string }) => [r.index, r.code]),
+        [
+          [1, "invalid_request"],
+          [2, "invalid_pap"],
+        ],
+      );
+      assert.match(batch.rejected[0].detail, /unknown field "colour"/);
+      const top = await server.api("/api/requests/", {
+        method: "POST",
+        body: JSON.stringify({ subjects: [file(md5(34))], tlp: "PINK" }),
+      });
+      assert.equal(top.status, 400);
+      assert.equal((await json(top)).code, "invalid_tlp");
+      const colander = await ask({ super_type: "OBSERVABLE", type: "MD5", value: md5(35), force: true });
+      assert.equal(colander.status, 201, "super_type, type, value and force: Colander's body");
+      await colander.arrayBuffer();
+    });
+
+    it("says who was asked: nobody, when TLP/PAP keeps the subject from every configured vendor", async () => {
+      const value = md5(36);
+      const doc = await json(
+        await pollUntilDone(server, {
+          super_type: "OBSERVABLE",
+          type: "SHA256",
+          value: value.repeat(2),
+          tlp: "RED",
+        }),
+      );
+      assert.equal(doc.nobody_asked, null, "the own MISP was asked: it answered not found");
+      // A DNS record only VirusTotal looks up (not the own MISP): RED keeps it from everyone.
+      const record = { super_type: "OBSERVABLE", type: "DNS_RECORD", value: "A www.example.org 192.0.2.10" };
+      const gated = await json(await pollUntilDone(server, { ...record, tlp: "RED" }));
+      assert.equal(gated.sources.virustotal.status, "skipped");
+      assert.equal(gated.nobody_asked?.reason, "markings", JSON.stringify(gated.nobody_asked));
+      const row = await server.services.store.db
+        .selectFrom("requests")
+        .select("id")
+        .where("type", "=", "DNS_RECORD")
+        .executeTakeFirstOrThrow();
+      const request = await json(await server.api(`/api/request/${row.id}/`));
+      assert.deepEqual(request.asked, []);
+      assert.equal(request.nobody_asked?.reason, "markings");
+      const phone = { super_type: "OBSERVABLE", type: "PHONE", value: "+33 6 00 00 00 00" };
+      const unsupported = await json(await pollUntilDone(server, phone));
+      assert.equal(unsupported.nobody_asked?.reason, "type_not_supported");
+      assert.deepEqual(unsupported.sources, {});
+    });
+
+    it("lowers a subject's marking only by an administrator's action (CLI), audited", async () => {
+      const value = md5(40);
+      assert.equal((await pollUntilDone(server, file(value, { tlp: "RED" }))).status, 200);
+      const forcedAgain = async () => {
+        const res = await ask(file(value, { force: true }));
+        await res.arrayBuffer();
+        assert.equal((await pollUntilDone(server, file(value))).status, 200);
+      };
+      await forcedAgain();
+      assert.equal(vtCallsAbout(value), 0, "RED sticks");
+      const refused = await runLoupe(
+        ["intel", "marking", "set", "OBSERVABLE", "MD5", md5(41), "--tlp", "CLEAR"],
+        {
+          DATABASE_URL: fakes.databaseUrl,
+        },
+      );
+      assert.notEqual(refused.code, 0, "a subject never stored cannot be set");
+      assert.match(refused.stderr, /no stored subject/);
+      const run = await runLoupe(
+        ["intel", "marking", "set", "observable", "md5", value.toUpperCase(), "--tlp", "clear"],
+        { DATABASE_URL: fakes.databaseUrl },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /TLP RED → WHITE, PAP WHITE → WHITE/);
+      const audit = await server.services.store.db
+        .selectFrom("audit_log")
+        .selectAll()
+        .where("action", "=", "marking.set")
+        .where("target", "=", `OBSERVABLE/MD5/${value}`)
+        .execute();
+      assert.equal(audit.length, 1);
+      assert.match(audit[0]!.actor, /^cli:/);
+      assert.equal(audit[0]!.detail, "TLP RED → WHITE, PAP WHITE → WHITE");
+      await forcedAgain();
+      assert.equal(vtCallsAbout(value), 1, "the lowered subject reaches what CLEAR may reach");
     });
 
     it("refuses bad TLP and PAP values with 400 and a code", async () => {

@@ -63,7 +63,9 @@ function verdictOf(i: Indicator, doc: Record<string, unknown>): IntelVerdict {
   );
   const root = (doc.root_entity ?? {}) as { attributes?: Record<string, unknown> };
   const events = Array.isArray(doc.events) ? doc.events.length : 0;
+  const nobody = doc.nobody_asked as IntelVerdict["nobody_asked"];
   return {
+    nobody_asked: nobody && typeof nobody.detail === "string" ? nobody : null,
     type: i.type,
     value: i.value,
     status: "found",

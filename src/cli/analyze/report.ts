@@ -28,6 +28,8 @@ export interface IntelVerdict {
   attributes: Record<string, unknown>;
   events: number;
   error: string | null;
+  /** Why no vendor was asked (the answer's `nobody_asked`): then "nothing known" is not what it means. */
+  nobody_asked?: { reason: string; detail: string } | null;
 }
 
 export interface FileReport {

@@ -23,6 +23,7 @@ function verdictLine(r: FileReport): string {
 function intelLine(v: IntelVerdict): string {
   const head = `    ${v.type} ${safe(v.value)}:`;
   if (v.status !== "found") return `${head} ${v.status}${v.error ? ` (${safe(v.error)})` : ""}`;
+  if (v.nobody_asked) return `${head} nobody was asked: ${safe(v.nobody_asked.detail)}`;
   const vendors = Object.entries(v.vendors).map(([name, s]) => `${name} ${s.status}`);
   const malicious = v.attributes.is_malicious === "true" || v.attributes.is_malicious === true;
   const known = Object.values(v.vendors).some((s) => s.status === "ok");

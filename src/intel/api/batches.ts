@@ -8,8 +8,9 @@ import { HttpError, notFound } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
 import { type BulkEntry, batchProgress, submitBatch } from "../services/batches.ts";
 import type { IntelServices } from "../services/index.ts";
+import { checkedMarking } from "../services/requests.ts";
 import { ErrorBody } from "./schemas.ts";
-import { parseSubject, SubjectFields } from "./subject.ts";
+import { MarkingFields, parseSubject, SubjectFields } from "./subject.ts";
 
 const tags = ["intel"];
 
@@ -17,17 +18,22 @@ type Deps = Pick<IntelServices, "store" | "requests"> & {
   config: Pick<IntelServices["config"], "bulkMax" | "bulkMaxBodyBytes" | "batchResultsPageMax">;
 };
 
-const BulkItem = Compile(Type.Object(SubjectFields));
+const BulkItemSchema = Type.Object({ ...SubjectFields, ...MarkingFields }, { additionalProperties: false });
+const BulkItem = Compile(BulkItemSchema);
 
-const BulkBody = Type.Object({
-  subjects: Type.Array(Type.Unknown(), {
-    minItems: 1,
-    description:
-      "Subjects `{super_type, type, value}`, each checked like a single ask; at most BULK_MAX (413 beyond).",
-  }),
-  force: Type.Optional(Type.Boolean({ default: false, description: "Refresh every subject." })),
-  depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
-});
+const BulkBody = Type.Object(
+  {
+    subjects: Type.Array(Type.Unknown(), {
+      minItems: 1,
+      description:
+        "Subjects `{super_type, type, value, tlp?, pap?}`, each checked like a single ask (a subject's own `tlp`/`pap` win over the batch's); at most BULK_MAX (413 beyond).",
+    }),
+    force: Type.Optional(Type.Boolean({ default: false, description: "Refresh every subject." })),
+    depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
+    ...MarkingFields,
+  },
+  { additionalProperties: false },
+);
 
 const Rejection = Type.Object({ index: Type.Integer(), detail: Type.String(), code: Type.String() });
 
@@ -71,17 +77,28 @@ const BatchProgress = Type.Object({
   next_offset: Type.Union([Type.Integer(), Type.Null()], { description: "The next page's offset, if any" }),
 });
 
-/** Each subject checked alone: its shape (as a single ask's body), then its type and value. */
+/** What is wrong with a subject's shape: the field and why (an unknown field named as such). */
+function shapeProblem(item: unknown): string {
+  const errors = [...BulkItem.Errors(item)];
+  const unknown = errors.find((e) => e.keyword === "additionalProperties");
+  const extra = (unknown?.params as { additionalProperties?: string[] } | undefined)?.additionalProperties;
+  if (extra?.length) return `unknown field ${extra.map((f) => `"${f}"`).join(", ")}`;
+  const first = errors[0];
+  const where = first?.instancePath.replace(/^\//, "") || "subject";
+  return `${where} ${first?.message ?? "is not valid"}`;
+}
+
+/** Each subject checked alone: its shape (as a single ask's body), then its type, value and marks. */
 export function checkBulkSubjects(subjects: unknown[]): BulkEntry[] {
   return subjects.map((item, index) => {
     if (!BulkItem.Check(item)) {
-      const first = [...BulkItem.Errors(item)][0];
-      const where = first?.instancePath.replace(/^\//, "") || "subject";
-      const detail = `${where} ${first?.message ?? "is not valid"} (expected {super_type, type, value})`;
+      const detail = `${shapeProblem(item)} (expected {super_type, type, value, tlp?, pap?})`;
       return { index, error: { detail, code: "invalid_request" } };
     }
     try {
-      return { index, subject: parseSubject(item) };
+      const tlp = checkedMarking("tlp", item.tlp);
+      const pap = checkedMarking("pap", item.pap);
+      return { index, subject: parseSubject(item), tlp, pap };
     } catch (err) {
       if (err instanceof HttpError) return { index, error: { detail: err.message, code: err.code } };
       throw err;
@@ -118,7 +135,11 @@ function registerBulkAsk(app: App, deps: Deps): void {
           `At most ${bulkMax} subjects in one bulk ask (got ${subjects.length}).`,
         );
       }
+      const tlp = checkedMarking("tlp", req.body.tlp);
+      const pap = checkedMarking("pap", req.body.pap);
       const created = await submitBatch(deps, checkBulkSubjects(subjects), {
+        tlp,
+        pap,
         force: req.body.force ?? false,
         depth: req.body.depth ?? 1,
         tokenHash: req.apiKeyHash ?? "",

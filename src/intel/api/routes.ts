@@ -15,12 +15,12 @@ import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { exportRequest } from "../services/exports.ts";
 import type { IntelServices } from "../services/index.ts";
-import { askAbout, type RequestRecord } from "../services/requests.ts";
+import { askAbout, type RequestRecord, requestNobodyAsked } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
 import { watchRequest } from "../services/webhooks.ts";
 import { registerBatches } from "./batches.ts";
 import { ErrorBody } from "./schemas.ts";
-import { parseSubject, SubjectFields } from "./subject.ts";
+import { MarkingFields, parseSubject, SubjectFields } from "./subject.ts";
 import { registerWebhooks } from "./webhooks.ts";
 
 export interface ApiDeps {
@@ -38,40 +38,31 @@ const TypeRefSchema = Type.Object({
   nf_icon: Type.String(),
 });
 
-const RequestBody = Type.Object({
-  ...SubjectFields,
-  force: Type.Optional(
-    Type.Union(
-      [
-        Type.Boolean(),
-        Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
-          minItems: 1,
-          maxItems: 64,
-          uniqueItems: true,
-        }),
-      ],
-      {
-        default: false,
-        description:
-          "true: ask every vendor again; a list of vendor ids (GET /api/modules/): ask only those again; false: answer from storage while each vendor's data is within its TTL.",
-      },
+const RequestBody = Type.Object(
+  {
+    ...SubjectFields,
+    force: Type.Optional(
+      Type.Union(
+        [
+          Type.Boolean(),
+          Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+            minItems: 1,
+            maxItems: 64,
+            uniqueItems: true,
+          }),
+        ],
+        {
+          default: false,
+          description:
+            "true: ask every vendor again; a list of vendor ids (GET /api/modules/): ask only those again; false: answer from storage while each vendor's data is within its TTL.",
+        },
+      ),
     ),
-  ),
-  depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
-  tlp: Type.Optional(
-    Type.String({
-      maxLength: 32,
-      description:
-        "TLP of the subject: CLEAR, GREEN, AMBER, AMBER+STRICT or RED (default INTEL_DEFAULT_TLP). From AMBER up, third-party vendors are not asked unless INTEL_TLP_ALLOW allows them.",
-    }),
-  ),
-  pap: Type.Optional(
-    Type.String({
-      maxLength: 32,
-      description: "PAP of the subject, same levels (default INTEL_DEFAULT_PAP; INTEL_PAP_ALLOW).",
-    }),
-  ),
-});
+    depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
+    ...MarkingFields,
+  },
+  { additionalProperties: false },
+);
 
 /** One vendor's part of a result (`sources.<vendor>`). */
 const SourceSchema = Type.Object(
@@ -93,6 +84,27 @@ const SourceSchema = Type.Object(
     reason: Type.Optional(Type.Union([Type.Literal("tlp"), Type.Literal("pap")])),
   },
   { additionalProperties: true },
+);
+
+/** Why no vendor was asked (`nobody_asked`), or null. */
+const NobodyAskedSchema = Type.Union(
+  [
+    Type.Null(),
+    Type.Object({
+      reason: Type.Union(
+        [Type.Literal("type_not_supported"), Type.Literal("no_vendor_configured"), Type.Literal("markings")],
+        {
+          description:
+            "type_not_supported: no enabled connector looks this type up; no_vendor_configured: none that does has credentials; markings: the subject's TLP/PAP keeps it from every configured vendor",
+        },
+      ),
+      detail: Type.String(),
+    }),
+  ],
+  {
+    description:
+      "Null when some vendor's word (an answer, not found, an error) is among `sources`; otherwise why nobody was asked: an empty result then does not mean nothing is known",
+  },
 );
 
 /** Threatr's RequestSerializer: super type and type as the same objects as an entity's. */
@@ -188,6 +200,7 @@ function registerAsk(app: App, deps: ApiDeps): void {
               }),
               relations: Type.Array(Type.Object({}, { additionalProperties: true })),
               graph: Type.String({ description: "Mermaid flowchart LR" }),
+              nobody_asked: NobodyAskedSchema,
               sources: Type.Record(Type.String(), SourceSchema, {
                 description:
                   "Each vendor's part: its outcome, when it was fetched, and whether this answer asked it",
@@ -258,7 +271,7 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
         tags,
         operationId: "get_request",
         summary:
-          "A request's status, the vendors it asks (`asked`), whether it is a background refresh, and per-vendor outcome; with `format`, its result exported (STIX, MISP, Colander)",
+          "A request's status, the vendors it asks (`asked`), whether it is a background refresh, per-vendor outcome, and `nobody_asked` (why, when it asks nobody); with `format`, its result exported (STIX, MISP, Colander)",
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         querystring: ExportQuery,
       },
@@ -286,6 +299,7 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
           new Set(askedIds(r) ?? Object.keys(JSON.parse(r.vendors))),
         ),
         errors: vendorErrors(r),
+        nobody_asked: await requestNobodyAsked(deps, r),
       };
     },
   );

@@ -36,3 +36,25 @@ export const SubjectFields = {
   }),
   value: Type.String({ minLength: 1, maxLength: 2048 }),
 };
+
+const MARKING_LEVELS =
+  "CLEAR, GREEN, AMBER, AMBER+STRICT or RED (case-insensitive; `TLP:`/`PAP:` prefixes and WHITE for CLEAR accepted)";
+
+/**
+ * How a client marks a subject, in a single ask, a bulk ask and each of its subjects. The stricter
+ * of these and the subject's stored marks decides which vendors may receive it (docs/api.md).
+ */
+export const MarkingFields = {
+  tlp: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: `TLP of the subject: ${MARKING_LEVELS}; default INTEL_DEFAULT_TLP. Raised to the subject's stored TLP. From AMBER up, third-party vendors are not asked unless INTEL_TLP_ALLOW allows them.`,
+    }),
+  ),
+  pap: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: `PAP of the subject, same levels; default INTEL_DEFAULT_PAP. Raised to the subject's stored PAP (INTEL_PAP_ALLOW).`,
+    }),
+  ),
+};

@@ -38,7 +38,10 @@ export function registerWebhooks(app: App, deps: Deps): void {
         operationId: "set_webhook",
         summary:
           "Set this API key's webhook (replacing any): called when a request it asked about or a batch it sent finishes. The secret is shown once.",
-        body: Type.Object({ url: Type.String({ minLength: 1, maxLength: 2048 }) }),
+        body: Type.Object(
+          { url: Type.String({ minLength: 1, maxLength: 2048 }) },
+          { additionalProperties: false },
+        ),
         response: {
           201: Type.Object({
             ...Webhook.properties,

@@ -6,8 +6,9 @@
 
 import { type Neighbourhood, parseAttributes } from "../store/graph.ts";
 import type { EntitiesTable, EventsTable, RelationsTable } from "../store/schema.ts";
-import { threatrName } from "./markings.ts";
+import { fromStored, threatrName } from "./markings.ts";
 import { toMermaid } from "./mermaid.ts";
+import type { NobodyAsked } from "./nobody-asked.ts";
 import type { SourceView } from "./sources.ts";
 import { findSuperType, findType } from "./taxonomy.ts";
 
@@ -40,7 +41,13 @@ export function typeJson(superType: string, shortName: string): TypeRefJson {
   };
 }
 
-export function entityJson(e: EntitiesTable) {
+/** How a document is built: entities' exact TLP 2.0 levels (exports), and why nobody was asked. */
+export interface DocumentOptions {
+  exactMarkings?: boolean;
+  nobodyAsked?: NobodyAsked | null;
+}
+
+export function entityJson(e: EntitiesTable, exactMarkings = false) {
   return {
     id: e.id,
     super_type: superTypeJson(e.super_type),
@@ -50,8 +57,8 @@ export function entityJson(e: EntitiesTable) {
     source_url: e.source_url,
     created_at: e.created_at,
     updated_at: e.updated_at,
-    tlp: threatrName(e.tlp),
-    pap: threatrName(e.pap),
+    tlp: exactMarkings ? fromStored(e.tlp) : threatrName(e.tlp),
+    pap: exactMarkings ? fromStored(e.pap) : threatrName(e.pap),
     attributes: parseAttributes(e.attributes),
   };
 }
@@ -90,7 +97,16 @@ const byEntity = (a: EntitiesTable, b: EntitiesTable) =>
   a.name.localeCompare(b.name) ||
   a.id.localeCompare(b.id);
 
-export function buildDocument(n: Neighbourhood, sources: Record<string, SourceView>) {
+/**
+ * The document of a neighbourhood. `nobody_asked` and `sources` come last, in that order: a
+ * rendered document (built without them) has them filled in per answer (`withSources`).
+ */
+export function buildDocument(
+  n: Neighbourhood,
+  sources: Record<string, SourceView>,
+  opts: DocumentOptions = {},
+) {
+  const exact = opts.exactMarkings === true;
   const others = n.entities.filter((e) => e.id !== n.root.id).sort(byEntity);
   const relations = [...n.relations].sort(
     (a, b) =>
@@ -108,12 +124,13 @@ export function buildDocument(n: Neighbourhood, sources: Record<string, SourceVi
     relations.map((r) => ({ from: r.obj_from, to: r.obj_to, label: r.name })),
   );
   return {
-    root_entity: entityJson(n.root),
-    entities: others.map(entityJson),
+    root_entity: entityJson(n.root, exact),
+    entities: others.map((e) => entityJson(e, exact)),
     events: events.filter((e) => e.involved_entity === n.root.id).map(eventJson),
     neighbour_events: events.filter((e) => e.involved_entity !== n.root.id).map(eventJson),
     relations: relations.map(relationJson),
     graph,
+    nobody_asked: opts.nobodyAsked ?? null,
     sources,
   };
 }

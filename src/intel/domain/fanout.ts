@@ -16,9 +16,9 @@ import {
   type Subject,
   VendorError,
 } from "../connectors/types.ts";
-import type { SourceOutcome } from "./document.ts";
 import type { VendorSlot } from "./quota.ts";
 import { keepRawAnswer, type RawAnswer } from "./raw-answers.ts";
+import type { SourceOutcome } from "./sources.ts";
 
 export interface VendorAnswer {
   connector: Connector;

@@ -2,6 +2,7 @@
  * TLP and PAP (FIRST's 2.0 levels) and the gate they put before third-party vendors: a subject
  * marked AMBER, AMBER+STRICT or RED is never sent to a connector whose `disclosure` is
  * "third_party", unless INTEL_TLP_ALLOW / INTEL_PAP_ALLOW allow that connector up to that level.
+ * The marks that count are sticky: the stricter of the ask's and the subject's stored ones.
  */
 import type { Connector } from "../connectors/types.ts";
 import type { SourceOutcome } from "./sources.ts";
@@ -25,6 +26,12 @@ export function parseMarking(raw: string): Marking | undefined {
 
 export const rank = (stored: string): number => RANK[stored.toUpperCase()] ?? 0;
 
+/** A stored spelling as a level (WHITE is CLEAR; an unknown word reads as the strictest, RED). */
+export const fromStored = (stored: string): Marking => MARKINGS[RANK[stored.toUpperCase()] ?? 4]!;
+
+/** The more restricted of two levels. */
+export const stricter = (a: Marking, b: Marking): Marking => (RANK[a]! >= RANK[b]! ? a : b);
+
 /** Every stored spelling less restricted than `m` (what an atomic "raise to m" may overwrite). */
 export const weakerThan = (m: Marking): string[] => Object.keys(RANK).filter((k) => RANK[k]! < RANK[m]!);
 
@@ -43,6 +50,12 @@ export interface Marks {
   pap: Marking;
 }
 
+/** The marks a subject is gated by: each the stricter of the ask's and the stored one (when stored). */
+export function stickyMarks(ask: Marks, stored: Marks | undefined): Marks {
+  if (!stored) return ask;
+  return { tlp: stricter(ask.tlp, stored.tlp), pap: stricter(ask.pap, stored.pap) };
+}
+
 export interface GateConfig {
   /** Connector id → the most restricted TLP it may receive (INTEL_TLP_ALLOW). */
   tlpAllow: Record<string, Marking>;
@@ -54,12 +67,17 @@ function blocks(level: Marking, allowedUpTo: Marking | undefined): boolean {
   return RANK[level]! >= FIRST_RESTRICTED && RANK[level]! > RANK[allowedUpTo ?? "GREEN"]!;
 }
 
-/** Which connectors may receive a subject with these marks, and why each other one is skipped. */
+/**
+ * Which connectors may receive a subject asked with `ask` and stored with `stored`, and why each
+ * other one is skipped: every path that can reach a vendor (asks, refreshes, the worker) calls it.
+ */
 export function gate(
   connectors: Connector[],
-  marks: Marks,
+  ask: Marks,
+  stored: Marks | undefined,
   config: GateConfig,
-): { allowed: Connector[]; skipped: Record<string, SourceOutcome> } {
+): { marks: Marks; allowed: Connector[]; skipped: Record<string, SourceOutcome> } {
+  const marks = stickyMarks(ask, stored);
   const allowed: Connector[] = [];
   const skipped: Record<string, SourceOutcome> = {};
   for (const c of connectors) {
@@ -73,5 +91,5 @@ export function gate(
     if (reason) skipped[c.id] = { status: "skipped", reason, error: null, fetched_at: null };
     else allowed.push(c);
   }
-  return { allowed, skipped };
+  return { marks, allowed, skipped };
 }

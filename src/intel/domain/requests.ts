@@ -2,7 +2,8 @@
  * The request protocol: stored data answers 200 (and stale vendors are refreshed behind it, each
  * vendor by its TTL); otherwise a request is created or joined and 201 answers while it runs; force
  * refreshes every vendor or the ones it names; when every vendor failed, 502 with their errors
- * until a cool-down passes. Workers process requests (`processRequest`). SQL is in
+ * until a cool-down passes. Every vendor set is gated by the subject's sticky TLP/PAP (`plan`,
+ * and again in the worker). Workers process requests (`processRequest`). SQL is in
  * store/requests.ts; the rendered answers in rendered-cache.ts; TTLs and merging in freshness.ts.
  */
 import type { Transaction } from "kysely";
@@ -11,7 +12,14 @@ import type { Connector, Subject } from "../connectors/types.ts";
 import type { JobQueue, Lane } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
-import { findEntity, raiseMarking, readNeighbourhood, saveFragment, upsertEntity } from "../store/graph.ts";
+import {
+  entityMarks,
+  findEntity,
+  raiseMarking,
+  readNeighbourhood,
+  saveFragment,
+  upsertEntity,
+} from "../store/graph.ts";
 import { saveRawAnswers } from "../store/raw-answers.ts";
 import { DIRECT_READS, type ReadCache, type ReadView } from "../store/read-cache.ts";
 import {
@@ -31,7 +39,8 @@ import { type AnswerReads, answerReads } from "./answer-reads.ts";
 import { buildDocument } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
 import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
-import { gate, type Marking, type Marks, rank, storedName, weakerThan } from "./markings.ts";
+import { fromStored, gate, type Marking, type Marks, rank, storedName, weakerThan } from "./markings.ts";
+import { nobodyAsked, type Reach, reachOf } from "./nobody-asked.ts";
 import { takeSlot } from "./quota.ts";
 import { createRenderedCache, type RenderedCache } from "./rendered-cache.ts";
 import { type SourceOutcome, sourceViews, withSources } from "./sources.ts";
@@ -50,7 +59,8 @@ export const subjectKey = (s: Subject) => `${s.superType}/${s.type}/${s.value}`;
 
 /**
  * How a client asks: `force` true refreshes every vendor, a list of ids only those (checked by the
- * caller); `tlp`/`pap` (default: the settings') decide which vendors may receive the subject.
+ * caller); `tlp`/`pap` (default: the settings'), raised to the subject's stored marks, decide
+ * which vendors may receive the subject.
  */
 export interface Ask {
   force: boolean | readonly string[];
@@ -67,7 +77,12 @@ export interface Requests {
   submit(subject: Subject, ask: Ask): Promise<SubmitOutcome>;
   getRequest(id: string): Promise<RequestsTable | undefined>;
   processRequest(id: string): Promise<void>;
-  document(subject: Subject, depth: number): Promise<ResultDocument | undefined>;
+  /** `exactMarkings`: entities carry their exact TLP 2.0 levels (exports) instead of Threatr's four words. */
+  document(
+    subject: Subject,
+    depth: number,
+    opts?: { exactMarkings?: boolean },
+  ): Promise<ResultDocument | undefined>;
 }
 
 export interface RequestDeps {
@@ -121,7 +136,7 @@ export function createRequests(deps: RequestDeps): Requests {
   return {
     submit,
     processRequest,
-    document: (subject, depth) => readDocument(db, subject, depth),
+    document: (subject, depth, opts) => readDocument(ctx, subject, depth, opts),
     getRequest: (id) => getRequest(db, id),
   };
 }
@@ -131,22 +146,42 @@ const FOREGROUND = { force: false, background: false };
 const FOREGROUND_FORCED = { force: true, background: false };
 const BACKGROUND = { force: false, background: true };
 
-interface Planned {
+interface Planned extends Reach {
+  /** The marks that gate this ask (the stricter of its own and the subject's stored ones). */
   marks: Marks;
   /** The vendors this ask may reach, and the outcomes of those its marks keep the subject from. */
   allowed: Connector[];
   skipped: Record<string, SourceOutcome>;
 }
 
+/** A stored entity's marks as levels (undefined: the subject has no entity yet). */
+const storedMarks = (row: { tlp: string; pap: string } | undefined): Marks | undefined =>
+  row && { tlp: fromStored(row.tlp), pap: fromStored(row.pap) };
+
+/**
+ * The vendors an ask may reach: those supporting the subject's type and configured, gated by the
+ * stricter of the ask's marks and the subject's stored ones (read under the subject's normal form).
+ */
+async function plan(ctx: Context, reads: AnswerReads, subject: Subject, asked: Marks): Promise<Planned> {
+  const reach = reachOf(ctx.connectors, subject, await reads.configuredVendors());
+  const stored = storedMarks(await reads.entityMarks(rootRef(subject)));
+  return { ...reach, ...gate(reach.usable, asked, stored, ctx.config) };
+}
+
+const rootRef = (subject: Subject) => ({
+  superType: subject.superType,
+  type: subject.type,
+  name: subject.value,
+});
+
 async function submitAsk(ctx: Context, subject: Subject, ask: Ask): Promise<SubmitOutcome> {
   const { config } = ctx;
-  const marks = { tlp: ask.tlp ?? config.defaultTlp, pap: ask.pap ?? config.defaultPap };
-  const marked = await markRoot(ctx.store.db, subject, marks);
+  const asked = { tlp: ask.tlp ?? config.defaultTlp, pap: ask.pap ?? config.defaultPap };
+  const marked = await markRoot(ctx.store.db, subject, asked);
   // A view taken after this ask's own writes, so that what it reads includes them.
   const view = !marked && ask.view ? ask.view : await ctx.reads.view();
   const reads = answerReads(ctx.store.db, view);
-  const usable = candidates(ctx.connectors, subject, await reads.configuredVendors());
-  const planned: Planned = { marks, ...gate(usable, marks, config) };
+  const planned = await plan(ctx, reads, subject, asked);
   if (ask.force !== false) {
     const names = ask.force;
     const picked = (id: string) => names === true || names.includes(id);
@@ -242,7 +277,7 @@ async function answerFromStorage(
     };
     await joinOrCreateRequest(ctx.store, keyed(subject), plan, (id, tx) => ctx.queue.enqueue(id, tx));
   }
-  return { kind: "done", json: withSources(body, sourceViews(sources, now)) };
+  return { kind: "done", json: withSources(body, sourceViews(sources, now), nobodyAsked(sources, planned)) };
 }
 
 /** The subject's document without its sources (they carry ages), kept rendered per graph version. */
@@ -301,14 +336,23 @@ async function neighbourhood(db: Store["db"], subject: Subject, depth: number) {
 
 /** The result document of a subject looked up before (or known as an entity), or undefined. */
 async function readDocument(
-  db: Store["db"],
+  ctx: Context,
   subject: Subject,
   depth: number,
+  opts: { exactMarkings?: boolean } = {},
 ): Promise<ResultDocument | undefined> {
+  const { db } = ctx.store;
   const hood = await neighbourhood(db, subject, depth);
   if (!hood) return undefined;
   const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
-  return buildDocument(hood, sourceViews(sources, Date.now()));
+  const views = sourceViews(sources, Date.now());
+  // Why nobody was asked is read only when no vendor spoke (the plan costs two reads).
+  const spoke = Object.values(sources).some((o) => o.status !== "skipped");
+  const asked = { tlp: ctx.config.defaultTlp, pap: ctx.config.defaultPap };
+  const nobody = spoke
+    ? null
+    : nobodyAsked(sources, await plan(ctx, answerReads(db, DIRECT_READS), subject, asked));
+  return buildDocument(hood, views, { ...opts, nobodyAsked: nobody });
 }
 
 /**
@@ -323,15 +367,20 @@ async function runRequest({ store, config, connectors }: RequestDeps, id: string
   const root = { superType: subject.superType, type: subject.type, name: subject.value };
   const rootId = await upsertEntity(db, root, null);
   const ids = askedIds(request);
-  const asked =
+  const planned =
     ids === null
       ? candidates(connectors, subject, await configuredVendors(db))
       : connectors.filter((c) => ids.includes(c.id));
-  const answers = await askVendors(subject, asked, {
+  // Gated again here, the last step before the vendors: the subject may have been marked more
+  // strictly since this request was planned (a RED ask while a CLEAR one waited in the queue).
+  const recorded = { tlp: fromStored(request.tlp ?? "CLEAR"), pap: fromStored(request.pap ?? "CLEAR") };
+  const stored = storedMarks(await entityMarks(db, root));
+  const { allowed, skipped } = gate(planned, recorded, stored, config);
+  const answers = await askVendors(subject, allowed, {
     config,
     takeSlot: (connector, holdMs) => takeSlot(db, connector, config, holdMs),
   });
-  const outcomes = JSON.parse(request.vendors) as Record<string, SourceOutcome>;
+  const outcomes = { ...(JSON.parse(request.vendors) as Record<string, SourceOutcome>), ...skipped };
   for (const a of answers) outcomes[a.connector.id] = await saveAnswer(db, root, a);
   await saveRawAnswers(db, id, answers);
   await finishRequest(store, {

@@ -38,7 +38,7 @@ export function sourceViews(
   return views;
 }
 
-const EMPTY_SOURCES = Buffer.from('"sources":{}}');
+const EMPTY_SOURCES = Buffer.from('"nobody_asked":null,"sources":{}}');
 
 /**
  * The last answer made from each rendered document: while its sources read the same (ages count
@@ -47,17 +47,25 @@ const EMPTY_SOURCES = Buffer.from('"sources":{}}');
 const lastAnswers = new WeakMap<Buffer, { sources: string; answer: Buffer }>();
 
 /**
- * A rendered document (built with no sources, its last key) with `sources` filled in: the rendered
- * bytes stay cacheable while each answer carries its own ages. The result may be shared: never
- * write into it.
+ * A rendered document (built with no sources, its last key) with `sources` filled in, and before
+ * them `nobody_asked` (domain/nobody-asked.ts): the rendered bytes stay cacheable while each answer
+ * carries its own ages. The result may be shared: never write into it.
  */
-export function withSources(rendered: Buffer, sources: Record<string, SourceView>): Buffer {
-  const text = JSON.stringify(sources);
+export function withSources(
+  rendered: Buffer,
+  sources: Record<string, SourceView>,
+  nobodyAsked: object | null = null,
+): Buffer {
+  const text = `"nobody_asked":${JSON.stringify(nobodyAsked)},"sources":${JSON.stringify(sources)}}`;
   const last = lastAnswers.get(rendered);
   if (last?.sources === text) return last.answer;
   const tail = rendered.subarray(rendered.length - EMPTY_SOURCES.length);
-  if (!tail.equals(EMPTY_SOURCES)) throw new Error("the rendered document does not end with empty sources");
-  const answer = Buffer.concat([rendered.subarray(0, rendered.length - 3), Buffer.from(`${text}}`)]);
+  if (!tail.equals(EMPTY_SOURCES))
+    throw new Error("the rendered document does not end with nobody_asked and sources empty");
+  const answer = Buffer.concat([
+    rendered.subarray(0, rendered.length - EMPTY_SOURCES.length),
+    Buffer.from(text),
+  ]);
   lastAnswers.set(rendered, { sources: text, answer });
   return answer;
 }

@@ -1,6 +1,6 @@
 /**
- * The audit log: every change an admin makes to users, API keys and vendor credentials, stored
- * and exportable. Details name what changed, never a secret (a key by its prefix, a set by its id).
+ * The audit log: every change an admin makes to users, API keys, vendor credentials and subjects'
+ * markings, stored and exportable. Details name what changed, never a secret (a key by its prefix, a set by its id).
  */
 import type { Kysely } from "kysely";
 import { type AuditRow, countAudit, insertAudit, selectAudit } from "../store/audit.ts";
@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   "credentials.add",
   "credentials.remove",
   "credentials.test",
+  "marking.set",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -7,6 +7,7 @@ import { setImmediate } from "node:timers/promises";
 import pLimit from "p-limit";
 import { badRequest, type ErrorBody } from "../../common/errors.ts";
 import type { Subject } from "../connectors/types.ts";
+import type { Marking } from "../domain/markings.ts";
 import type { Requests } from "../domain/requests.ts";
 import { type SubmitOutcome, subjectKey, vendorErrors } from "../domain/requests.ts";
 import {
@@ -27,8 +28,10 @@ import { batchFinished } from "./webhooks.ts";
 
 type Services = { store: Store; requests: Requests };
 
-/** One subject of a bulk ask, as the door checked it: a subject, or why it was refused. */
-export type BulkEntry = { index: number; subject: Subject } | { index: number; error: ErrorBody };
+/** One subject of a bulk ask, as the door checked it: a subject (with its own marks, if any), or why it was refused. */
+export type BulkEntry =
+  | { index: number; subject: Subject; tlp?: Marking; pap?: Marking }
+  | { index: number; error: ErrorBody };
 
 export interface Rejection {
   index: number;
@@ -57,12 +60,13 @@ const rejectionOf = (e: { index: number; error: ErrorBody }): Rejection => ({
 
 /**
  * Records the batch, then submits each valid subject in order. 400 `no_valid_subject` (with every
- * rejection) when none is valid: nothing is created then.
+ * rejection) when none is valid: nothing is created then. A subject's own `tlp`/`pap` win over
+ * the batch's (and the requests service raises either to the subject's stored marks).
  */
 export async function submitBatch(
   services: Services,
   entries: BulkEntry[],
-  opts: { force: boolean; depth: number; tokenHash: string },
+  opts: { force: boolean; depth: number; tokenHash: string; tlp?: Marking; pap?: Marking },
 ): Promise<BatchCreated> {
   const rejected = entries.flatMap((e) => ("error" in e ? [rejectionOf(e)] : []));
   const valid = entries.flatMap((e) => ("subject" in e ? [e] : []));
@@ -85,7 +89,7 @@ export async function submitBatch(
   // A few at once: each submit commits on its own, and PostgreSQL commits concurrent ones together.
   const limit = pLimit(SUBMIT_CONCURRENCY);
   const requests: BatchCreated["requests"] = await Promise.all(
-    valid.map(({ index, subject }) =>
+    valid.map(({ index, subject, tlp, pap }) =>
       limit(async () => {
         // Lets I/O in: on SQLite every statement resolves at once, and a run of submits would
         // otherwise hold this process's event loop (its worker's vendor calls time out).
@@ -93,6 +97,8 @@ export async function submitBatch(
         const outcome = await services.requests.submit(subject, {
           force: opts.force,
           depth: opts.depth,
+          tlp: tlp ?? opts.tlp,
+          pap: pap ?? opts.pap,
           lane: "bulk",
         });
         return { index, ...(await answeringRequest(services, subject, outcome)) };

@@ -31,7 +31,8 @@ export async function exportRequest(
   if (!request) throw notFound(`No request ${id}.`);
   if (request.status !== "SUCCEEDED") throw notExportable(request.status, id);
   const subject = { superType: request.super_type, type: request.type, value: request.value };
-  const doc = await services.requests.document(subject, depth);
+  // Exports keep each entity's exact TLP 2.0 level (AMBER+STRICT), not Threatr's four words.
+  const doc = await services.requests.document(subject, depth, { exactMarkings: true });
   if (!doc) throw notFound(`Nothing is stored any more for request ${id} (forgotten by retention).`);
   const vendorNames = Object.fromEntries(services.connectors.map((c) => [c.id, c.vendor]));
   return exportDocument(format, doc, { vendorNames });

@@ -7,9 +7,12 @@
 import { badRequest, HttpError } from "../../common/errors.ts";
 import type { Connector, Subject } from "../connectors/types.ts";
 import { candidates } from "../domain/fanout.ts";
-import { MARKINGS, type Marking, parseMarking } from "../domain/markings.ts";
+import { fromStored, MARKINGS, type Marking, parseMarking, stickyMarks } from "../domain/markings.ts";
+import { type NobodyAsked, nobodyAsked, reachOf, whyNobody } from "../domain/nobody-asked.ts";
 import { askedIds } from "../domain/requests.ts";
+import type { SourceOutcome } from "../domain/sources.ts";
 import { configuredVendors } from "../store/credentials.ts";
+import { entityMarks } from "../store/graph.ts";
 import type { ReadView } from "../store/read-cache.ts";
 import type { RequestsTable } from "../store/schema.ts";
 import type { IntelServices } from "./index.ts";
@@ -61,7 +64,7 @@ function checkForcedVendors(names: readonly string[], usable: Connector[], all: 
 }
 
 /** A TLP or PAP level as a client wrote it (400 `invalid_tlp` / `invalid_pap` when it is none). */
-function checkedMarking(kind: "tlp" | "pap", raw: string | undefined): Marking | undefined {
+export function checkedMarking(kind: "tlp" | "pap", raw: string | undefined): Marking | undefined {
   if (raw === undefined) return undefined;
   const level = parseMarking(raw);
   if (!level)
@@ -95,4 +98,29 @@ export async function askAbout(
     retryAfterSeconds: services.config.retryAfterSeconds,
     asking: askedIds(outcome.request) ?? (await usable()).map((c) => c.id),
   };
+}
+
+/**
+ * A request's `nobody_asked` (GET /api/request/<id>/): while it runs, why it asks nobody (its vendor
+ * set is empty); once finished, why no vendor spoke (every one skipped); null otherwise.
+ */
+export async function requestNobodyAsked(
+  services: Pick<Services, "connectors" | "store">,
+  r: RequestsTable,
+): Promise<NobodyAsked | null> {
+  const ids = askedIds(r);
+  const running = r.status === "ENQUEUED" || r.status === "PROCESSING" || r.status === "CREATED";
+  if (running && (ids === null || ids.length > 0)) return null;
+  const outcomes = JSON.parse(r.vendors) as Record<string, SourceOutcome>;
+  // A vendor spoke: nothing to explain, nothing to read.
+  if (!running && Object.values(outcomes).some((o) => o.status !== "skipped")) return null;
+  const { db } = services.store;
+  const subject: Subject = { superType: r.super_type, type: r.type, value: r.value };
+  const reach = reachOf(services.connectors, subject, await configuredVendors(db));
+  const stored = await entityMarks(db, { superType: r.super_type, type: r.type, name: r.value });
+  const asked = { tlp: fromStored(r.tlp ?? "CLEAR"), pap: fromStored(r.pap ?? "CLEAR") };
+  const marks = stickyMarks(asked, stored && { tlp: fromStored(stored.tlp), pap: fromStored(stored.pap) });
+  const whyNot = { ...reach, allowed: [], marks };
+  if (running) return whyNobody(whyNot);
+  return nobodyAsked(outcomes, whyNot);
 }

@@ -24,11 +24,15 @@ export class RefusedTarget extends Error {
   }
 }
 
+/** ::/96: IPv4-compatible IPv6 (`::127.0.0.1`, deprecated by RFC 4291), which ipaddr.js calls unicast. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96");
+
 /** The range of an address that is not public unicast ("loopback", "private"…), or undefined. */
 export function nonPublicRange(address: string): string | undefined {
   const parsed = ipaddr.process(address);
   const range = parsed.range();
-  return range === "unicast" ? undefined : range;
+  if (range !== "unicast") return range;
+  return parsed.kind() === "ipv6" && parsed.match(IPV4_COMPATIBLE) ? "ipv4Compatible" : undefined;
 }
 
 /** Checks the URL's form: http(s), a host, no credentials in it. */

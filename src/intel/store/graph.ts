@@ -98,6 +98,33 @@ export async function raiseMarking(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** An entity's stored TLP and PAP, as stored (`WHITE` for CLEAR), or undefined when it is unknown. */
+export function entityMarks(db: Db, ref: EntityRef): Promise<{ tlp: string; pap: string } | undefined> {
+  return db
+    .selectFrom("entities")
+    .select(["tlp", "pap"])
+    .where("name", "=", ref.name)
+    .where("super_type", "=", ref.superType)
+    .where("type", "=", ref.type)
+    .executeTakeFirst();
+}
+
+/** Sets an entity's TLP and PAP as given (an administrator's decision, lower or higher); whether it exists. */
+export async function setMarks(
+  db: Db,
+  ref: EntityRef,
+  marks: { tlp: string; pap: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("entities")
+    .set({ tlp: marks.tlp, pap: marks.pap, updated_at: nowIso() })
+    .where("name", "=", ref.name)
+    .where("super_type", "=", ref.superType)
+    .where("type", "=", ref.type)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Other names of a threat, comma-separated: vendors' own alias lists and their spellings (domain/threat-names.ts). */
 export const ALIASES = "aliases";
 

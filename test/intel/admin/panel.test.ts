@@ -10,7 +10,12 @@ import { createToken, createUser, findUser } from "../../../src/intel/store/acco
 import { addCredentials } from "../../../src/intel/store/credentials.ts";
 import { launchChromium, screenshot } from "../../helpers/browser.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../../helpers/fake-virustotal.ts";
-import { freshDatabase, startIntelServer, type TestIntelServer } from "../../helpers/intel-server.ts";
+import {
+  freshDatabase,
+  pollUntilDone,
+  startIntelServer,
+  type TestIntelServer,
+} from "../../helpers/intel-server.ts";
 import { skipUnlessCommands } from "../../helpers/requires.ts";
 
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
@@ -256,6 +261,44 @@ describe("admin panel in Chromium", { skip: skipUnlessCommands("chromium") }, ()
     assert.doesNotMatch((await page.locator("#relations").textContent()) ?? "", /[0-9a-f]{8}-[0-9a-f]{4}-/);
     assert.equal(await page.locator("#relations tbody tr").count(), doc.relations.length);
     assert.ok(doc.relations.length >= 3);
+  });
+
+  it("says when nobody was asked, and lowers a subject's marking from its entity page, audited", async () => {
+    const value = "0badc0de0badc0de0badc0de0badc0de";
+    const subject = { super_type: "OBSERVABLE", type: "MD5", value };
+    assert.equal((await pollUntilDone(server, { ...subject, tlp: "RED" })).status, 200);
+    await page.goto(`${panel}/investigate?super_type=OBSERVABLE&type=MD5&value=${value}`);
+    await page.waitForSelector("#nobody-asked:not([hidden])", { timeout: 20_000 });
+    assert.match((await page.locator("#nobody-asked").textContent()) ?? "", /Nobody was asked: TLP:RED/);
+    const { id } = await server.services.store.db
+      .selectFrom("entities")
+      .select("id")
+      .where("name", "=", value)
+      .executeTakeFirstOrThrow();
+    await page.goto(`${panel}/entities/${id}`);
+    const form = page.locator('form[action$="/marking"]');
+    await form.locator('select[name="tlp"]').selectOption("CLEAR");
+    await form.locator('button[type="submit"]').click();
+    await page.waitForSelector("text=is now TLP:WHITE / PAP:WHITE");
+    const audit = await server.services.store.db
+      .selectFrom("audit_log")
+      .selectAll()
+      .where("action", "=", "marking.set")
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [audit.actor, audit.target, audit.detail],
+      [ADMIN.username, `OBSERVABLE/MD5/${value}`, "TLP RED → WHITE, PAP WHITE → WHITE"],
+    );
+    const callsBefore = vt.calls.length;
+    await (
+      await server.api("/api/request/", { method: "POST", body: JSON.stringify({ ...subject, force: true }) })
+    ).arrayBuffer();
+    assert.equal((await pollUntilDone(server, subject)).status, 200);
+    assert.equal(
+      vt.calls.slice(callsBefore).filter((c) => c.includes(value)).length,
+      1,
+      "CLEAR reaches VirusTotal",
+    );
   });
 
   it("shows a hostile vendor string as text everywhere and still draws the graph", async () => {

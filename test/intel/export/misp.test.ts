@@ -71,7 +71,7 @@ describe("MISP export", () => {
       'loupe:source="vulnlookup"',
       'misp-galaxy:malpedia="Emotet"',
       'misp-galaxy:mitre-attack-pattern="PowerShell - T1059.001"',
-      'misp-galaxy:threat-actor="TA542"',
+      'misp-galaxy:threat-actor="MUMMY SPIDER"',
       "tlp:amber",
     ]);
     const domain = object("domain-ip").Attribute.find((a: Json) => a.object_relation === "domain");
@@ -86,11 +86,50 @@ describe("MISP export", () => {
     assert.deepEqual(types, [
       "malpedia:Emotet",
       "mitre-attack-pattern:PowerShell - T1059.001",
-      "threat-actor:TA542",
+      "threat-actor:MUMMY SPIDER",
     ]);
     const malpedia = event.Galaxy.find((g: Json) => g.type === "malpedia");
     assert.equal(malpedia.uuid, "1d1c9af9-37fa-4deb-a928-f9b0abc7354a");
     assert.equal(malpedia.GalaxyCluster[0].description, "Banking trojan turned loader");
+    assert.equal(
+      malpedia.GalaxyCluster[0].uuid,
+      "d29eb927-d53d-4af2-b6ce-17b3a1b34fe7",
+      "MISP's own cluster",
+    );
+  });
+
+  it("names MISP's cluster for a vendor's spelling or label, and a plain tag for a name MISP has no cluster of", () => {
+    const cases: Array<[string, string]> = [
+      ["AgentTesla", 'misp-galaxy:malpedia="Agent Tesla"'],
+      ["agent_tesla", 'misp-galaxy:malpedia="Agent Tesla"'],
+      ["trojan.agenttesla/msil", 'misp-galaxy:malpedia="Agent Tesla"'],
+      ["Negasteal", 'misp-galaxy:malpedia="Agent Tesla"'],
+      ["NoSuchFamily", 'loupe:malware="NoSuchFamily"'],
+      ["trojan.nosuchfamily/msil", 'loupe:malware="trojan.nosuchfamily/msil"'],
+    ];
+    for (const [name, tag] of cases) {
+      const e: Json = toMispEvent(richDocument({ malware: name }), ctx).Event;
+      const threatTags = e.Tag.map((t: Json) => t.name).filter(
+        (t: string) => !/^(tlp|PAP|loupe:source)/.test(t),
+      );
+      assert.ok(threatTags.includes(tag), `${name}: ${threatTags.join(" ")}`);
+      const malpedia = e.Galaxy.find((g: Json) => g.type === "malpedia");
+      if (tag.startsWith("loupe:")) assert.equal(malpedia, undefined, `${name} is in no galaxy`);
+      else assert.equal(malpedia.GalaxyCluster[0].value, "Agent Tesla");
+      assert.deepEqual(mispProblems({ Event: e }), []);
+    }
+  });
+
+  it("keeps the exact TLP level (AMBER+STRICT too) and never loosens PAP, at all five levels", () => {
+    const papTag: Record<string, string> = { "AMBER+STRICT": "PAP:RED" };
+    for (const level of ["CLEAR", "GREEN", "AMBER", "AMBER+STRICT", "RED"]) {
+      const e: Json = toMispEvent(richDocument({}, "", { tlp: level, pap: level }), ctx).Event;
+      const names = e.Tag.map((t: Json) => t.name);
+      assert.ok(names.includes(`tlp:${level.toLowerCase()}`), `${level}: ${names.join(" ")}`);
+      assert.ok(names.includes(papTag[level] ?? `PAP:${level}`), `${level}: ${names.join(" ")}`);
+      assert.equal(names.filter((n: string) => n.startsWith("tlp:")).length, 1);
+      assert.deepEqual(mispProblems({ Event: e }), []);
+    }
   });
 
   it("tags what a threat is tied to with that threat's cluster", () => {

@@ -168,4 +168,31 @@ describe("STIX export", () => {
     assert.equal(red.id, "marking-definition--e828b379-4e03-4974-9ac4-e53a884c97c1");
     assert.equal(red.extensions["extension-definition--60a3c5c5-0d10-413e-aab3-9e08dde9e88d"].tlp_2_0, "red");
   });
+
+  it("keeps the exact TLP level of the subject at all five levels (AMBER+STRICT's own definition)", () => {
+    const official: Record<string, string> = {
+      CLEAR: "marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487",
+      GREEN: "marking-definition--bab4a63c-aed9-4cf5-a766-dfca5abac2bb",
+      AMBER: "marking-definition--55d920b0-5e8b-4f79-9ee9-91f868d9b421",
+      "AMBER+STRICT": "marking-definition--939a9414-2ddd-4d32-a0cd-375ea402b003",
+      RED: "marking-definition--e828b379-4e03-4974-9ac4-e53a884c97c1",
+    };
+    for (const level of Object.keys(official)) {
+      const marked = toStixBundle(richDocument({}, "", { tlp: level, pap: level }), ctx);
+      assert.deepEqual(stixProblems(marked), [], level);
+      const all = marked.objects as Obj[];
+      const file = all.find((o) => o.type === "file")!;
+      // The file is as restricted as its most restricted hash: the root's level, GREEN at least (its MD5).
+      const expected = level === "CLEAR" ? "GREEN" : level;
+      const refs = file.object_marking_refs as string[];
+      assert.ok(refs.includes(official[expected]!), `${level}: ${refs.join(" ")}`);
+      const definition = all.find((o) => o.id === official[expected])!;
+      assert.equal(definition.name, `TLP:${expected}`);
+      const tlp2 =
+        definition.extensions["extension-definition--60a3c5c5-0d10-413e-aab3-9e08dde9e88d"].tlp_2_0;
+      assert.equal(tlp2, expected.toLowerCase());
+      const pap = all.find((o) => refs.includes(o.id) && String(o.name).startsWith("PAP:"))!;
+      assert.equal(pap.name, `PAP:${level}`);
+    }
+  });
 });

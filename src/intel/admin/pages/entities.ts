@@ -1,11 +1,16 @@
-/** Entities: search by name and type; one entity's attributes, relations and events. */
+/**
+ * Entities: search by name and type; one entity's attributes, relations and events; setting its
+ * TLP/PAP (the only way to lower a subject's marking, audited).
+ */
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
+import { MARKINGS } from "../../domain/markings.ts";
 import { SUPER_TYPES } from "../../domain/taxonomy.ts";
 import { type EntityOrder, entityDetail, parseAttributes, searchEntities } from "../../services/browse.ts";
-import { type AdminDeps, redirectWithFlash, sendPage } from "../context.ts";
-import { html, safeHref } from "../html.ts";
-import { when } from "../layout.ts";
+import { MarkingError, markingLevel, setSubjectMarking } from "../../services/markings.ts";
+import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
+import { type Html, html, safeHref } from "../html.ts";
+import { csrfField, when } from "../layout.ts";
 import { PageParam, pager, pageWindow, sortParam, sortSelect } from "../paging.ts";
 
 const ORDERS: Record<EntityOrder, string> = {
@@ -72,6 +77,7 @@ ${pager({ q: text, type, sort }, n, found.length > size)}`;
   <dt>Description</dt><dd>${e.description || html`<span class="muted">—</span>`}</dd>
   <dt>Source</dt><dd>${source ? html`<a href="${source}" rel="noopener noreferrer" target="_blank">${e.source_url}</a>` : e.source_url || html`<span class="muted">—</span>`}</dd>
   <dt>TLP / PAP</dt><dd>${e.tlp} / ${e.pap}</dd>
+  <dt>Set TLP / PAP</dt><dd>${markingForm(deps, e, signedIn(req).csrf)}</dd>
   <dt>Created / updated</dt><dd>${when(e.created_at)} / ${when(e.updated_at)}</dd>
 </dl>
 <p><a class="button" href="${deps.prefix}/investigate?${q.toString()}">Investigate</a></p>
@@ -82,6 +88,51 @@ ${links.length ? html`<table><thead><tr><th>Relation</th><th>Entity</th><th>Type
 <h2>Events <span class="count">${events.length}</span></h2>
 ${events.length ? html`<table class="sortable"><thead><tr><th>Name</th><th>Type</th><th>First seen</th><th>Last seen</th><th>Count</th><th>Vendor</th></tr></thead><tbody>${events.map((ev) => html`<tr><td>${ev.name}</td><td>${ev.type}</td><td>${ev.first_seen}</td><td>${ev.last_seen}</td><td>${ev.count}</td><td>${ev.vendor}</td></tr>`)}</tbody></table>` : html`<p class="muted">None.</p>`}`;
       return sendPage(req, reply, deps, { title: e.name, active: "entities", body });
+    },
+  );
+  registerMarking(admin, deps);
+}
+
+/** Levels to pick from, the entity's own selected (its stored WHITE is CLEAR). */
+function levelSelect(name: string, current: string): Html {
+  const now = current === "WHITE" ? "CLEAR" : current;
+  return html`<select name="${name}">${MARKINGS.map((m) => html`<option ${m === now ? html`selected` : ""}>${m}</option>`)}</select>`;
+}
+
+function markingForm(deps: AdminDeps, e: { id: string; tlp: string; pap: string }, csrf: string): Html {
+  return html`<form method="post" action="${deps.prefix}/entities/${e.id}/marking" class="row" data-confirm="Set this subject's TLP/PAP? A lower level lets it reach the vendors that level allows.">${csrfField(csrf)}
+  <label>TLP ${levelSelect("tlp", e.tlp)}</label> <label>PAP ${levelSelect("pap", e.pap)}</label>
+  <button type="submit" class="secondary">Set</button></form>`;
+}
+
+/** `POST /entities/:id/marking`: sets the entity's TLP and PAP (lower or higher), audited. */
+function registerMarking(admin: App, deps: AdminDeps): void {
+  const { db } = deps.services.store;
+  admin.post<{ Params: { id: string } }>(
+    "/entities/:id/marking",
+    { schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
+    async (req, reply) => {
+      const detail = await entityDetail(db, req.params.id);
+      if (!detail)
+        return redirectWithFlash(reply, deps, "/entities", { kind: "error", text: "No such entity." });
+      const e = detail.entity;
+      const back = `/entities/${e.id}`;
+      try {
+        const levels = {
+          tlp: markingLevel("TLP", field(req.body, "tlp")),
+          pap: markingLevel("PAP", field(req.body, "pap")),
+        };
+        const subject = { superType: e.super_type, type: e.type, value: e.name };
+        const { after } = await setSubjectMarking(db, signedIn(req).user.username, subject, levels);
+        return redirectWithFlash(reply, deps, back, {
+          kind: "ok",
+          text: `${e.name} is now TLP:${after.tlp} / PAP:${after.pap}.`,
+        });
+      } catch (err) {
+        if (err instanceof MarkingError)
+          return redirectWithFlash(reply, deps, back, { kind: "error", text: err.message });
+        throw err;
+      }
     },
   );
 }

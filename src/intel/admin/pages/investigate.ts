@@ -22,12 +22,15 @@ const SubjectQuery = Type.Object({
   value: Type.String({ minLength: 1, maxLength: 2048 }),
 });
 
-const AskBody = Type.Object({
-  super_type: Type.String({ minLength: 1, maxLength: 64 }),
-  type: Type.String({ minLength: 1, maxLength: 64 }),
-  value: Type.String({ minLength: 1, maxLength: 2048 }),
-  force: Type.Optional(Type.Boolean()),
-});
+const AskBody = Type.Object(
+  {
+    super_type: Type.String({ minLength: 1, maxLength: 64 }),
+    type: Type.String({ minLength: 1, maxLength: 64 }),
+    value: Type.String({ minLength: 1, maxLength: 2048 }),
+    force: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 export function registerInvestigate(admin: App, deps: AdminDeps): void {
   registerInvestigatePage(admin, deps);
@@ -68,6 +71,7 @@ ${jsonScript("vendors", panelVendors(connectors))}
 <p id="problem" class="flash error" role="alert" hidden></p>
 <section id="result" hidden>
   <p class="result-head"><span id="result-root"></span> <a id="raw-link" href="#" target="_blank" rel="noopener">Raw JSON</a></p>
+  <p id="nobody-asked" class="flash error" role="status" hidden></p>
   <section id="verdict" class="card verdict" aria-labelledby="verdict-title">
     <h2 id="verdict-title">Verdict: <span id="verdict-assessment" class="assessment"></span></h2>
     <dl class="facts">

@@ -261,6 +261,10 @@
 
   async function showResult(subject, doc) {
     $("result").hidden = false;
+    // Nobody was asked (no vendor for the type, none configured, all kept out by TLP/PAP): say so,
+    // so that an empty result never reads as "nothing known".
+    $("nobody-asked").hidden = !doc.nobody_asked;
+    $("nobody-asked").textContent = doc.nobody_asked ? `Nobody was asked: ${doc.nobody_asked.detail}` : "";
     showVerdict(subject, doc);
     $("result-root").textContent = `${doc.root_entity.type.name}: ${doc.root_entity.name}`;
     const q = new URLSearchParams(subject).toString();

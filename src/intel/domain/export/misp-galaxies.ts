@@ -1,10 +1,11 @@
 /**
  * Malware, threat actors and ATT&CK techniques as MISP galaxy clusters, in MISP's own galaxies
- * (misp-galaxy: malpedia, threat-actor, mitre-attack-pattern). A cluster is named by its tag
- * (`misp-galaxy:threat-actor="TA542"`), which MISP matches to the cluster it knows by that name.
+ * (misp-galaxy: malpedia, threat-actor, mitre-attack-pattern). A threat is a cluster only when
+ * MISP knows it (misp-clusters.ts: "AgentTesla" is `misp-galaxy:malpedia="Agent Tesla"`, with
+ * MISP's uuid); any other becomes a plain tag (`loupe:malware="…"`), never a galaxy tag.
  */
 import { type ExportEntity, type ExportGraph, superTypeOf, typeOf, vendorsOf } from "./graph.ts";
-import { loupeUuid } from "./ids.ts";
+import { clusterNamed } from "./misp-clusters.ts";
 
 interface Galaxy {
   uuid: string;
@@ -71,14 +72,26 @@ function galaxyOf(e: ExportEntity): Galaxy | undefined {
   return undefined;
 }
 
-/** The cluster value MISP uses for an ATT&CK technique: "PowerShell - T1059.001". */
-function clusterValue(e: ExportEntity, galaxy: Galaxy): string {
-  const technique = /^(T\d{4}(?:\.\d{3})?)\s*[-:]?\s*(.+)$/.exec(e.name);
-  if (galaxy === ATTACK_PATTERN && technique) return `${technique[2]} - ${technique[1]}`;
-  return e.name;
+/** What a threat is called when MISP knows no cluster of it: a plain tag's namespace per galaxy. */
+const PLAIN_TAG: Record<string, string> = {
+  malpedia: "malware",
+  "threat-actor": "threat-actor",
+  "mitre-attack-pattern": "attack-pattern",
+};
+
+/** The MISP cluster of a threat entity: by its name, or an ATT&CK technique by its id ("T1059.001 PowerShell"). */
+function knownCluster(e: ExportEntity, galaxy: Galaxy) {
+  const technique = /^(T\d{4}(?:\.\d{3})?)\b/.exec(e.name);
+  if (galaxy === ATTACK_PATTERN && technique) return clusterNamed(galaxy.type, technique[1]!);
+  return clusterNamed(galaxy.type, e.name);
 }
 
-/** The galaxies of the graph's threats, each with its clusters, and the cluster tag of each threat entity. */
+const quoted = (value: string) => `"${value.replaceAll('"', "'")}"`;
+
+/**
+ * The galaxies of the graph's threats that MISP knows, each with its clusters, and the tag of each
+ * threat entity (its cluster's, or a plain tag).
+ */
 export function galaxiesOf(graph: ExportGraph): {
   galaxies: Array<Galaxy & { GalaxyCluster: MispCluster[] }>;
   clusterTags: Map<string, string>;
@@ -88,12 +101,16 @@ export function galaxiesOf(graph: ExportGraph): {
   for (const e of graph.entities) {
     const galaxy = galaxyOf(e);
     if (!galaxy) continue;
-    const value = clusterValue(e, galaxy);
+    const known = knownCluster(e, galaxy);
+    if (!known) {
+      clusterTags.set(e.id, `loupe:${PLAIN_TAG[galaxy.type]}=${quoted(e.name)}`);
+      continue;
+    }
     const cluster: MispCluster = {
-      uuid: loupeUuid("misp-cluster", galaxy.type, value),
+      uuid: known.uuid,
       type: galaxy.type,
-      value,
-      tag_name: `misp-galaxy:${galaxy.type}="${value.replaceAll('"', "'")}"`,
+      value: known.value,
+      tag_name: `misp-galaxy:${galaxy.type}=${quoted(known.value)}`,
       description: e.description,
       source: "Loupe",
       authors: vendorsOf(e.attributes),

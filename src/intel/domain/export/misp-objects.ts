@@ -59,13 +59,17 @@ export function unixSeconds(iso: string | null | undefined): string {
   return Number.isNaN(ms) ? "0" : String(Math.floor(ms / 1000));
 }
 
-/** MISP's taxonomy tags for a TLP and a PAP level (`tlp:amber`, `PAP:GREEN`). */
+/**
+ * MISP's taxonomy tags for a TLP and a PAP level (`tlp:amber+strict`, `PAP:GREEN`). MISP's PAP
+ * taxonomy has no AMBER+STRICT: that level is tagged `PAP:RED`, the next stricter one, never looser.
+ */
 export function markingTags(tlp: string | null | undefined, pap: string | null | undefined): MispTag[] {
   const tlpLevel = strictestTlp([tlp]);
   const papLevel = strictestTlp([pap]);
+  const papTag = papLevel === "AMBER+STRICT" ? "RED" : papLevel;
   return [
     ...(tlpLevel ? [{ name: `tlp:${tlpLevel.toLowerCase()}` }] : []),
-    ...(papLevel ? [{ name: `PAP:${papLevel}` }] : []),
+    ...(papTag ? [{ name: `PAP:${papTag}` }] : []),
   ];
 }
 

@@ -3,7 +3,8 @@
  * observables as attributes with MISP types and categories, the hashes of one file as a `file`
  * object, a domain and the addresses it resolves to as a `domain-ip` object (misp-objects
  * templates), relations from objects as object references, events as sightings, TLP and PAP as
- * tags, malware / threat actors / ATT&CK techniques as galaxy clusters. UUIDs come from content.
+ * tags, malware / threat actors / ATT&CK techniques as MISP's galaxy clusters (plain tags when MISP
+ * knows no cluster of them). UUIDs come from content, a cluster's from MISP.
  */
 import type { ResultDocument } from "../requests.ts";
 import {
@@ -69,7 +70,8 @@ export function toMispEvent(doc: ResultDocument, _ctx: ExportContext): MispEvent
   const { objects, inObjects } = objectsOf(ctx, fileGroups(graph));
   const attributes = looseAttributes(ctx, inObjects);
   const root: ExportEntity = graph.root;
-  const galaxyTags = galaxies.flatMap((g) => g.GalaxyCluster.map((c) => ({ name: c.tag_name })));
+  // Every threat's tag: its galaxy cluster's, or a plain tag for one MISP knows no cluster of.
+  const threatTags = [...new Set(clusterTags.values())].sort().map((name) => ({ name }));
   return {
     Event: {
       uuid: loupeUuid("misp-event", typeOf(root), root.name),
@@ -86,7 +88,7 @@ export function toMispEvent(doc: ResultDocument, _ctx: ExportContext): MispEvent
       sharing_group_id: "0",
       attribute_count: String(attributes.length + objects.reduce((n, o) => n + o.Attribute.length, 0)),
       Orgc: { name: "Loupe", uuid: loupeUuid("misp-org", "loupe") },
-      Tag: [...markingTags(root.tlp, root.pap), ...vendorTags(graph), ...galaxyTags],
+      Tag: [...markingTags(root.tlp, root.pap), ...vendorTags(graph), ...threatTags],
       Attribute: attributes,
       Object: objects,
       Galaxy: galaxies,
