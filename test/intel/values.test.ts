@@ -81,7 +81,11 @@ describe("values as people type them", () => {
       ["SHA256", `${"a".repeat(32)}\n${"a".repeat(32)}`],
     ];
     for (const [type, raw] of cases)
-      assert.match(refused(type, raw), /a line break, a tab or another control character/, JSON.stringify(raw));
+      assert.match(
+        refused(type, raw),
+        /a line break, a tab or another control character/,
+        JSON.stringify(raw),
+      );
     // Around the value, they are what a paste leaves: trimmed, as spaces are.
     assert.equal(normalised("DOMAIN", "\texample.org\r\n"), "example.org");
   });
