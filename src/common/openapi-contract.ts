@@ -80,6 +80,12 @@ const describe = (s: DocumentedStatus) =>
 function documentStatuses(policy: ContractPolicy, op: Operation): void {
   op.responses ??= {};
   for (const [status, s] of statusesOf(policy, op)) {
+    if (status < 400) {
+      // A success without a body (204): it replaces the 200 Fastify documents by default.
+      if (op.responses["200"]?.description === "Default Response") delete op.responses["200"];
+      op.responses[String(status)] = { description: s.meaning };
+      continue;
+    }
     op.responses[String(status)] = {
       description: describe(s),
       content: { "application/json": { schema: ERROR_SCHEMA } },

@@ -56,7 +56,11 @@ describe("the OpenAPI documents are exact", () => {
     files = await startFilesServer();
     const db = await freshDatabase("sqlite");
     drop = db.drop;
-    intel = await startIntelServer({ databaseUrl: db.url, worker: false, env: { INTEL_CONNECTORS: "" } });
+    intel = await startIntelServer({
+      databaseUrl: db.url,
+      worker: false,
+      env: { INTEL_CONNECTORS: "", WEBHOOK_ALLOW_PRIVATE: "1" },
+    });
     limited = await startIntelServer({
       databaseUrl: db.url,
       worker: false,
@@ -169,6 +173,20 @@ describe("the OpenAPI documents are exact", () => {
         { headers: init.body ? jsonAuth : auth, ...init },
         status,
       );
+    // With a webhook set, DELETE answers 204 (documented instead of a default 200).
+    const put = await intel.api("/api/webhook/", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: "http://127.0.0.1:9/hook" }),
+    });
+    assert.equal(put.status, 201, await put.text());
+    const removed = await fetch(`${intel.url}/api/webhook/`, { method: "DELETE", headers: auth });
+    assert.equal(removed.status, 204);
+    const deleteOp = intelOp("delete_webhook");
+    assert.ok(
+      documents(deleteOp, 204) && !documents(deleteOp, 200),
+      "DELETE /api/webhook/ documents 200, answers 204",
+    );
     // A finished request's export before it succeeded: 409.
     const asked = await json(
       await fetch(`${intel.url}/api/request/`, {

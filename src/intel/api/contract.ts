@@ -78,7 +78,10 @@ export const INTEL_CONTRACT: ContractPolicy = {
       },
     },
     get_webhook: { 404: { meaning: "This key has no webhook", codes: ["not_found"] } },
-    delete_webhook: { 404: { meaning: "This key has no webhook", codes: ["not_found"] } },
+    delete_webhook: {
+      204: { meaning: "Removed", codes: [] },
+      404: { meaning: "This key has no webhook", codes: ["not_found"] },
+    },
   },
   constraints: {
     ask_about_subject: [
