@@ -25,6 +25,13 @@ const RULES_CODES = [
   "invalid_rules",
 ];
 
+/** The 400 codes a processor's form field can bring (besides the upload's own). */
+const FIELD_CODES: Record<string, string[]> = {
+  rules: RULES_CODES,
+  passwords: ["too_many_passwords"],
+  private: ["invalid_field"],
+};
+
 /** `processors`: names of the registry, comma-separated (blank: all of them). */
 function processorsPattern(names: string[]): string {
   const one = `\\s*(?:${names.join("|")})\\s*`;
@@ -45,14 +52,14 @@ const rulesNeeded: FieldConstraint = {
 /** The contract of the routes made from `processors` (the registry) and `routed` (the registry and Mandolin's names). */
 export function filesContract(
   processors: string[],
-  routed: Array<{ name: string; takesRules: boolean }>,
+  routed: Array<{ name: string; fields: string[] }>,
 ): ContractPolicy {
   const names = {
     in: "body" as const,
     path: ["processors"],
     schema: { pattern: processorsPattern(processors) },
   };
-  const ruleProcessors = routed.filter((r) => r.takesRules).map((r) => r.name);
+  const ruleProcessors = routed.filter((r) => r.fields.includes("rules")).map((r) => r.name);
   const constraints: ContractPolicy["constraints"] = {
     [ALL]: [names, { ...names, in: "query" }],
     [THUMBNAIL]: [{ in: "query", path: ["color"], schema: { pattern: COLOR } }],
@@ -62,7 +69,7 @@ export function filesContract(
     [ALL]: {
       400: {
         meaning: "A processor named is unknown, or a field is refused",
-        codes: ["unknown_processor", "too_many_passwords", ...RULES_CODES],
+        codes: ["unknown_processor", ...Object.values(FIELD_CODES).flat()],
       },
     },
     [THUMBNAIL]: {
@@ -81,8 +88,10 @@ export function filesContract(
       },
     },
   };
-  for (const name of ruleProcessors)
-    operations[analyzer(name)] = { 400: { meaning: "The rules are refused", codes: RULES_CODES } };
+  for (const r of routed) {
+    const codes = r.fields.flatMap((f) => FIELD_CODES[f] ?? []);
+    if (codes.length > 0) operations[analyzer(r.name)] = { 400: { meaning: "A field is refused", codes } };
+  }
   return {
     every: {
       429: {

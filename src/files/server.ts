@@ -57,7 +57,7 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
   const processors = opts.processors ?? createProcessors(config, opts.managedClamd);
   const routed = [...processors, ...mandolinAliases(processors)].map((p) => ({
     name: p.name,
-    takesRules: "rules" in p.fields.properties,
+    fields: Object.keys(p.fields.properties),
   }));
   const app = await createHttpServer({
     name: "files",
