@@ -88,6 +88,19 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
     assert.ok(await inView(ok), "the message is on screen after Remove");
   });
 
+  it("refuses a placeholder copied from an example, on Add and on Check before saving", async () => {
+    const db = h.server.services.store.db;
+    const before = (await listCredentialSets(db, "virustotal")).length;
+    await page.goto(`${panel}/credentials`);
+    const card = page.locator("#vendor-virustotal");
+    for (const button of ["Add credentials", "Check before saving"]) {
+      await card.locator('input[name="api_key"]').fill("YOUR_VT_KEY");
+      await card.locator(`button:has-text("${button}")`).click();
+      assert.match((await page.textContent(".flash.error")) ?? "", /is a placeholder, not a key/, button);
+    }
+    assert.equal((await listCredentialSets(db, "virustotal")).length, before);
+  });
+
   it("checks a key before saving it (nothing stored) and shows a set whose last test failed", async () => {
     const db = h.server.services.store.db;
     await page.goto(`${panel}/credentials`);
