@@ -1,6 +1,6 @@
 /**
  * Vendor credentials and users in Chromium: the "N of M configured" summary, where to get a key,
- * readable field names, the flash message in view after Add/Test/Remove; a key checked before it is saved (nothing stored), a set whose last test failed shown as failed;
+ * readable field names, the flash message in view after Add/Test/Remove; a placeholder key refused; a key checked before it is saved (nothing stored), a set whose last test failed shown as failed;
  * a locked-out user is shown and an admin lifts the lock; a failed login keeps the username.
  */
 import assert from "node:assert/strict";
