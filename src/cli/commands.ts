@@ -43,8 +43,13 @@ export const INTEL_USAGE = `Usage: ./loupe intel <command> [--help]
   user create --username U [--admin [--password-stdin]]
                                           an admin gets a password (printed when generated);
                                           a regular user none: they use API keys
+  user list                               every user, role, state and active key count
   token create --username U               print a new API key (shown once)
-  credentials set VENDOR key=value…       add a credential set (several per vendor rotate)
+  token list --username U                 a user's keys (id, prefix, state)
+  token revoke --username U ID            revoke one key at once
+  credentials set VENDOR [--from-file F]  add a credential set (several per vendor rotate): secrets
+                                          as field=value lines on stdin or in F, never on argv
+  credentials test VENDOR|ID              one harmless call to the vendor with each set (exit 1: failed)
   credentials list [VENDOR]
   credentials remove ID
   marking set SUPER_TYPE TYPE VALUE [--tlp L] [--pap L]
@@ -97,22 +102,52 @@ const TABLE: CommandHelp[] = [
   { words: ["intel", "admin-url"], usage: "Usage: ./loupe intel admin-url\n" },
   {
     words: ["intel", "user"],
-    usage: "Usage: ./loupe intel user create --username U [--admin [--password-stdin]]\n",
+    usage: "Usage: ./loupe intel user create --username U [--admin [--password-stdin]] | list\n",
+  },
+  {
+    words: ["intel", "user", "list"],
+    usage:
+      "Usage: ./loupe intel user list\n\n  Every user: id, username, role, active or not, active key count.\n",
   },
   {
     words: ["intel", "user", "create"],
     usage:
       "Usage: ./loupe intel user create --username U [--admin [--password-stdin]]\n\n  An admin gets a password (read from stdin with --password-stdin, else generated and printed once);\n  a regular user gets none and uses API keys.\n",
   },
-  { words: ["intel", "token"], usage: "Usage: ./loupe intel token create --username U\n" },
+  {
+    words: ["intel", "token"],
+    usage: "Usage: ./loupe intel token create|list --username U | revoke --username U ID\n",
+  },
+  {
+    words: ["intel", "token", "list"],
+    usage:
+      "Usage: ./loupe intel token list --username U\n\n  The user's keys, newest first: id, prefix, active or revoked.\n",
+  },
+  {
+    words: ["intel", "token", "revoke"],
+    usage:
+      "Usage: ./loupe intel token revoke --username U ID\n\n  Revokes key ID (from token list) of user U; requests with it are refused at once.\n",
+  },
   {
     words: ["intel", "token", "create"],
     usage: "Usage: ./loupe intel token create --username U\n\n  Prints a new API key (shown once).\n",
   },
-  { words: ["intel", "credentials"], usage: "Usage: ./loupe intel credentials set|list|remove …\n" },
+  { words: ["intel", "credentials"], usage: "Usage: ./loupe intel credentials set|test|list|remove …\n" },
   {
     words: ["intel", "credentials", "set"],
-    usage: "Usage: ./loupe intel credentials set VENDOR key=value…\n",
+    usage: `Usage: ./loupe intel credentials set VENDOR [--from-file F] [url=…]
+
+  Reads the set as field=value lines (blank lines and # comments skipped) from F, else from stdin;
+  a single line without a field name is the vendor's one secret:
+      printf 'api_key=%s\\n' "$VT_KEY" | ./loupe intel credentials set virustotal
+  A secret on the command line is refused (shell history and the process list keep it); fields that
+  are not secrets (a MISP url) may be given there. Placeholders (YOUR_…, <key>, changeme, xxxx) are refused.
+`,
+  },
+  {
+    words: ["intel", "credentials", "test"],
+    usage:
+      "Usage: ./loupe intel credentials test VENDOR|ID\n\n  One harmless call to the vendor with each of its sets (or set ID), kept as the set's last test\n  (as the panel's Test button); a set that passes goes back in rotation. Exit 1 when one failed.\n",
   },
   { words: ["intel", "credentials", "list"], usage: "Usage: ./loupe intel credentials list [VENDOR]\n" },
   { words: ["intel", "credentials", "remove"], usage: "Usage: ./loupe intel credentials remove ID\n" },

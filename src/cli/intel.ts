@@ -6,16 +6,26 @@ import { closeOnSignals } from "../common/http.ts";
 import { createLogger } from "../common/logger.ts";
 import { readIntelConfig } from "../intel/config.ts";
 import { connectorById } from "../intel/connectors/registry.ts";
-import { AccountError, createAccount, issueApiKey } from "../intel/services/accounts.ts";
+import {
+  AccountError,
+  accounts,
+  apiKeysOf,
+  createAccount,
+  issueApiKey,
+  revokeApiKey,
+} from "../intel/services/accounts.ts";
 import {
   addCredentialSet,
   CredentialsError,
   listCredentialSets,
   removeCredentialSet,
+  testCredentialSet,
+  testCredentials,
 } from "../intel/services/credentials.ts";
 import { openIntelServices } from "../intel/services/index.ts";
 import { MarkingError, markingLevel, setSubjectMarking } from "../intel/services/markings.ts";
-import { INTEL_USAGE as USAGE } from "./commands.ts";
+import { INTEL_USAGE as USAGE, usageFor } from "./commands.ts";
+import { readCredentialFields } from "./credential-input.ts";
 import { startIntelService, startIntelWorker } from "./services.ts";
 import { UsageError } from "./usage.ts";
 
@@ -52,13 +62,17 @@ export async function intel(args: string[]): Promise<number | undefined> {
   }
 }
 
-async function withServices(
-  fn: (s: Awaited<ReturnType<typeof openIntelServices>>) => Promise<void>,
-): Promise<number> {
+type Services = Awaited<ReturnType<typeof openIntelServices>>;
+
+/** Runs `fn` with the services open; an account or credentials rule refused is a usage error (exit 2). */
+async function withServices(fn: (s: Services) => Promise<unknown>): Promise<number> {
   const services = await openIntelServices(readIntelConfig());
   try {
-    await fn(services);
-    return 0;
+    const code = await fn(services);
+    return typeof code === "number" ? code : 0;
+  } catch (err) {
+    if (err instanceof AccountError || err instanceof CredentialsError) throw new UsageError(err.message);
+    throw err;
   } finally {
     await services.close();
   }
@@ -99,10 +113,20 @@ async function readStdin(): Promise<string> {
     .replace(/\r?\n$/, "");
 }
 
+function usernameOf(args: string[], usage: string): { username: string; positionals: string[] } {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { username: { type: "string" } },
+    allowPositionals: true,
+  });
+  if (!values.username) throw new UsageError(`--username is required\n\n${usage}`);
+  return { username: values.username, positionals };
+}
+
 async function user(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== "create")
-    throw new UsageError("usage: ./loupe intel user create --username U [--admin] [--password-stdin]");
+  if (sub === "list") return withServices(listUsers);
+  if (sub !== "create") throw new UsageError(usageFor(["intel", "user"]));
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -114,75 +138,104 @@ async function user(args: string[]): Promise<number> {
   if (!values.username) throw new UsageError("--username is required");
   const password = values["password-stdin"] ? await readStdin() : undefined;
   return withServices(async (s) => {
-    try {
-      const { user: u, generatedPassword } = await createAccount(s.store.db, {
-        username: values.username!,
-        password,
-        admin: values.admin ?? false,
-      });
-      process.stdout.write(`created ${u.is_admin ? "admin " : ""}user ${u.username}\n`);
-      if (generatedPassword) process.stdout.write(`password (shown once): ${generatedPassword}\n`);
-    } catch (err) {
-      if (err instanceof AccountError) throw new UsageError(err.message);
-      throw err;
-    }
+    const { user: u, generatedPassword } = await createAccount(s.store.db, {
+      username: values.username!,
+      password,
+      admin: values.admin ?? false,
+    });
+    process.stdout.write(`created ${u.is_admin ? "admin " : ""}user ${u.username}\n`);
+    if (generatedPassword) process.stdout.write(`password (shown once): ${generatedPassword}\n`);
   });
+}
+
+async function listUsers(s: Services): Promise<void> {
+  for (const u of await accounts.list(s.store.db)) {
+    const role = u.is_admin ? "admin" : "user";
+    const state = u.is_active ? "active" : "inactive";
+    process.stdout.write(
+      `#${u.id} ${u.username} ${role} ${state} keys: ${u.active_tokens} created: ${u.created_at}\n`,
+    );
+  }
 }
 
 async function token(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== "create") throw new UsageError("usage: ./loupe intel token create --username U");
-  const { values } = parseArgs({ args: rest, options: { username: { type: "string" } } });
-  if (!values.username) throw new UsageError("--username is required");
-  return withServices(async (s) => {
-    try {
-      const t = await issueApiKey(s.store.db, { username: values.username! });
-      process.stdout.write(`${t.key}\n`);
-    } catch (err) {
-      if (err instanceof AccountError) throw new UsageError(err.message);
-      throw err;
-    }
-  });
+  const usage = usageFor(["intel", "token", sub ?? ""]);
+  if (sub === "create") {
+    const { username } = usernameOf(rest, usage);
+    return withServices(async (s) => {
+      process.stdout.write(`${(await issueApiKey(s.store.db, { username })).key}\n`);
+    });
+  }
+  if (sub === "list") {
+    const { username } = usernameOf(rest, usage);
+    return withServices(async (s) => {
+      for (const k of await apiKeysOf(s.store.db, username))
+        process.stdout.write(
+          `#${k.id} ${k.prefix}… ${k.revoked ? "revoked" : "active"} created: ${k.created_at} last used: ${k.last_used_at ?? "never"}\n`,
+        );
+    });
+  }
+  if (sub === "revoke") {
+    const { username, positionals } = usernameOf(rest, usage);
+    const id = Number(positionals[0]);
+    if (positionals.length !== 1 || !Number.isInteger(id)) throw new UsageError(usage);
+    return withServices(async (s) => {
+      await revokeApiKey(s.store.db, username, id);
+      process.stdout.write(`revoked key #${id} of ${username}\n`);
+    });
+  }
+  throw new UsageError(usageFor(["intel", "token"]));
 }
 
 async function credentials(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  return withServices(async (s) => {
-    if (sub === "set") {
-      const [vendor, ...pairs] = rest;
-      const connector = vendor ? connectorById(vendor, s.connectors) : undefined;
-      if (!connector)
-        throw new UsageError(
-          `unknown vendor "${vendor ?? ""}"; known: ${s.connectors.map((c) => c.id).join(", ")}`,
-        );
-      const fields: Record<string, string> = {};
-      for (const pair of pairs) {
-        const i = pair.indexOf("=");
-        if (i <= 0) throw new UsageError(`expected key=value, got "${pair}"`);
-        fields[pair.slice(0, i)] = pair.slice(i + 1);
-      }
-      let id: number;
-      try {
-        id = await addCredentialSet(s.store.db, connector, fields);
-      } catch (err) {
-        if (err instanceof CredentialsError) throw new UsageError(err.message);
-        throw err;
-      }
-      process.stdout.write(`added credentials #${id} for ${connector.id}\n`);
-    } else if (sub === "list") {
-      for (const c of await listCredentialSets(s.store.db, rest[0])) {
-        process.stdout.write(
-          `#${c.id} ${c.vendor} ${JSON.stringify(c.masked)} last used: ${c.last_used_at ?? "never"}\n`,
-        );
-      }
-    } else if (sub === "remove") {
+  switch (sub) {
+    case "set":
+      return setCredentials(rest);
+    case "test":
+      return withServices((s) => testCredentialsCommand(s, rest));
+    case "list":
+      return withServices(async (s) => {
+        for (const c of await listCredentialSets(s.store.db, rest[0]))
+          process.stdout.write(
+            `#${c.id} ${c.vendor} ${JSON.stringify(c.masked)} last used: ${c.last_used_at ?? "never"}\n`,
+          );
+      });
+    case "remove": {
       const id = Number(rest[0]);
-      if (!Number.isInteger(id)) throw new UsageError("usage: ./loupe intel credentials remove ID");
-      if (!(await removeCredentialSet(s.store.db, id))) throw new UsageError(`no credentials #${id}`);
-      process.stdout.write(`removed credentials #${id}\n`);
-    } else {
-      throw new UsageError("usage: ./loupe intel credentials set|list|remove …");
+      if (!Number.isInteger(id)) throw new UsageError(usageFor(["intel", "credentials", "remove"]));
+      return withServices(async (s) => {
+        if (!(await removeCredentialSet(s.store.db, id))) throw new UsageError(`no credentials #${id}`);
+        process.stdout.write(`removed credentials #${id}\n`);
+      });
     }
+    default:
+      throw new UsageError(usageFor(["intel", "credentials"]));
+  }
+}
+
+function connectorNamed(s: Services, vendor: string | undefined) {
+  const connector = vendor ? connectorById(vendor, s.connectors) : undefined;
+  if (!connector)
+    throw new UsageError(
+      `unknown vendor "${vendor ?? ""}"; known: ${s.connectors.map((c) => c.id).join(", ")}`,
+    );
+  return connector;
+}
+
+async function setCredentials(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { "from-file": { type: "string" } },
+    allowPositionals: true,
+  });
+  const [vendor, ...pairs] = positionals;
+  return withServices(async (s) => {
+    const connector = connectorNamed(s, vendor);
+    const fields = await readCredentialFields(connector, pairs, values["from-file"]);
+    const id = await addCredentialSet(s.store.db, connector, fields);
+    process.stdout.write(`added credentials #${id} for ${connector.id}\n`);
   });
 }
 
@@ -217,4 +270,35 @@ async function marking(args: string[]): Promise<number> {
       throw err;
     }
   });
+}
+
+/**
+ * One harmless call to the vendor per saved set (of the vendor named, or the set numbered), the
+ * outcome kept as the set's last test as the panel's Test button does; exit 1 when one failed.
+ */
+async function testCredentialsCommand(s: Services, args: string[]): Promise<number> {
+  const [target] = args;
+  if (!target || args.length !== 1) throw new UsageError(usageFor(["intel", "credentials", "test"]));
+  const byId = /^\d+$/.test(target);
+  const sets = (await listCredentialSets(s.store.db)).filter((c) =>
+    byId ? c.id === Number(target) : c.vendor === target,
+  );
+  if (byId && sets.length === 0) throw new UsageError(`no credentials #${target}`);
+  const connector = connectorNamed(s, byId ? sets[0]?.vendor : target);
+  if (sets.length === 0) {
+    if (connector.credentialFields.length > 0)
+      throw new UsageError(
+        `no credentials for ${connector.id}: add a set with ./loupe intel credentials set`,
+      );
+    const outcome = await testCredentials(connector, {}, s.config);
+    process.stdout.write(`${outcome.text}\n`);
+    return outcome.ok ? 0 : 1;
+  }
+  let failed = 0;
+  for (const set of sets) {
+    const outcome = await testCredentialSet(s.store.db, connector, set.id, s.config);
+    process.stdout.write(`#${set.id} ${outcome?.text ?? "removed meanwhile"}\n`);
+    if (!outcome?.ok) failed++;
+  }
+  return failed > 0 ? 1 : 0;
 }

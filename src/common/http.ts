@@ -6,7 +6,7 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import cookie from "@fastify/cookie";
 import rateLimit from "@fastify/rate-limit";
-import swagger from "@fastify/swagger";
+import swagger, { type SwaggerTransformObject } from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, {
@@ -24,6 +24,7 @@ import { AllowedMethods } from "./allowed-methods.ts";
 import type { HttpTimeouts } from "./config.ts";
 import { type ErrorBody, HttpError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
+import { type ContractPolicy, completeContract } from "./openapi-contract.ts";
 import { securityHeaders } from "./security-headers.ts";
 
 export interface HttpServerOptions {
@@ -50,6 +51,8 @@ export interface HttpServerOptions {
   bodyLimit?: number;
   /** Extra OpenAPI components (security schemes…). */
   openapiComponents?: Record<string, unknown>;
+  /** The statuses, codes, security and constraints the document states beyond each route's schema. */
+  contract?: ContractPolicy;
   /** Runs before the docs/spec routes are served: lets a service protect them (intel needs a key). */
   protectDocs?: onRequestHookHandler;
   /**
@@ -298,6 +301,7 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
       info: { title: `Loupe ${opts.name}`, version: opts.version, description: opts.description },
       components: opts.openapiComponents ?? {},
     },
+    ...(opts.contract ? { transformObject: contractOf(opts.contract) } : {}),
     // A shared schema's $id names its component: generated clients name their models after it.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
@@ -323,6 +327,11 @@ async function installOpenApi(app: App, opts: HttpServerOptions): Promise<void> 
       uiConfig: { url: opts.specPath, deepLinking: true },
     } as Parameters<typeof swaggerUi>[1]);
   });
+}
+
+function contractOf(policy: ContractPolicy): SwaggerTransformObject {
+  return (document) =>
+    "openapiObject" in document ? completeContract(document.openapiObject, policy) : document.swaggerObject;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";
 import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
+import { filesContract } from "./contract.ts";
 import { sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
 import { createThumbnailPool } from "./converters/thumbnail-pool.ts";
 import { addAnalyzerComponents, addSharedComponents, nameOtherOperations } from "./openapi-names.ts";
@@ -53,6 +54,11 @@ export interface FilesServerOptions {
 export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
   const { files: config } = opts;
   sharp.cache(false); // Inputs are one-off temp files: caching them only costs memory.
+  const processors = opts.processors ?? createProcessors(config, opts.managedClamd);
+  const routed = [...processors, ...mandolinAliases(processors)].map((p) => ({
+    name: p.name,
+    fields: Object.keys(p.fields.properties),
+  }));
   const app = await createHttpServer({
     name: "files",
     version: VERSION,
@@ -63,6 +69,10 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     rateLimitPerMinute: opts.common.rateLimitPerMinute,
     timeouts: opts.common.timeouts,
     metricsToken: opts.common.metricsToken,
+    contract: filesContract(
+      processors.map((p) => p.name),
+      routed,
+    ),
   });
   const requestedLimits: UploadLimits = {
     maxFileSize: config.maxFileSize,
@@ -71,7 +81,6 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     memoryMax: config.uploadMemoryMax,
     writeBuffer: config.uploadWriteBuffer,
   };
-  const processors = opts.processors ?? createProcessors(config, opts.managedClamd);
   app.addHook("onClose", async () => {
     await Promise.all(processors.map((p) => p.close?.()));
   });

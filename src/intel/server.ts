@@ -11,6 +11,7 @@ import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";
 import { adminDeps, loadSession, registerAdmin } from "./admin/index.ts";
 import { tokenAuth } from "./api/auth.ts";
+import { INTEL_CONTRACT } from "./api/contract.ts";
 import { registerApi } from "./api/routes.ts";
 import type { IntelServices } from "./services/index.ts";
 import { isDatabaseUnavailable } from "./store/db.ts";
@@ -54,6 +55,7 @@ export async function buildIntelServer(opts: {
             "The database is unavailable for a moment; retry shortly.",
           )
         : undefined,
+    contract: INTEL_CONTRACT,
     openapiComponents: {
       securitySchemes: {
         tokenAuth: { type: "apiKey", in: "header", name: "Authorization", description: "Token <API key>" },

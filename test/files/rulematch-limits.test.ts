@@ -107,6 +107,9 @@ rule mz : tag { meta: author = "x" n = -1 strings: $a = "(((((((((" $h = { 4D 5A
     const refusal = checkRules('import "console" rule a { condition: console.log("x") }', LIMITS);
     assert.equal(refusal?.code, "module_not_allowed");
     assert.match(refusal?.detail ?? "", /"console".*pe, math/);
+    // An unknown module is named with the line that imports it.
+    const unknown = checkRules('import "pe"\n\nimport "cuckoo"\nrule a { condition: true }', LIMITS);
+    assert.match(unknown?.detail ?? "", /^The module "cuckoo" imported at line 3 is not allowed here/);
     assert.equal(code('import "pe"', { modules: new Set() }), "module_not_allowed");
   });
 });

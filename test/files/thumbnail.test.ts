@@ -202,6 +202,16 @@ describe("POST /converter/thumbnail", () => {
     const body = await json(res);
     assert.equal(body.code, "output_too_large");
     assert.match(body.detail, /1000×2000000/);
+    // Pillow's cover is a resize, not a crop: a 3000×10 sliver covers 256×256 at 76800×256, as
+    // Mandolin answers it; the refusal says so and names fit, which crops to the box.
+    const wide = await solid(3000, 10).png().toBuffer();
+    const cover = await json(await thumb(wide, "width=256&height=256&strategy=cover"));
+    assert.equal(cover.code, "output_too_large");
+    assert.match(cover.detail, /76800×256,.* A cover is never cropped .*; fit gives the box/);
+    const fit = await thumb(wide, "width=256&height=256&strategy=fit");
+    assert.equal(fit.status, 200);
+    const size = await sharp(Buffer.from(await fit.arrayBuffer())).metadata();
+    assert.deepEqual([size.width, size.height], [256, 256]);
   });
 
   it("answers 400 with a clear code for non-images, corrupt images and bad parameters", async () => {

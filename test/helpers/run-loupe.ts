@@ -16,14 +16,17 @@ export function runLoupe(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 120_000,
+  /** Written to the child's stdin, then closed (closed at once without it). */
+  input?: string,
 ): Promise<LoupeRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !OWN_SETTINGS.includes(k)));
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       ["--disable-warning=ExperimentalWarning", path.join(ROOT, "src/cli/main.ts"), ...args],
-      { env: { ...base, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] },
+      { env: { ...base, LOG_LEVEL: "warn", ...env }, stdio: "pipe" },
     );
+    child.stdin.end(input);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => {

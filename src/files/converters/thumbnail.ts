@@ -105,9 +105,15 @@ function checkOutput(strategy: Strategy, image: Size, box: Size, limits: Thumbna
   const out = outputSize(strategy, image, box);
   const maxOutput = Math.min(limits.maxOutputPixels ?? Number.POSITIVE_INFINITY, limits.maxImagePixels);
   if (out.width * out.height > maxOutput) {
+    // Pillow's ImageOps.cover resizes without cropping (Mandolin answers the whole image): a
+    // sliver's cover is huge. Say which strategy gives the box itself.
+    const instead =
+      strategy === "cover"
+        ? " A cover is never cropped (Pillow's ImageOps.cover); fit gives the box, cropped to it."
+        : "";
     throw badRequest(
       "output_too_large",
-      `A ${strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${maxOutput} pixels (MAX_THUMBNAIL_PIXELS).`,
+      `A ${strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${maxOutput} pixels (MAX_THUMBNAIL_PIXELS).${instead}`,
     );
   }
 }

@@ -20,7 +20,8 @@ export interface PageOptions {
   scripts?: string[];
 }
 
-const NAV: Array<[string, string]> = [
+/** Every page of the panel's navigation: its path and its name (docs/admin.md names each one). */
+export const NAV: ReadonlyArray<readonly [string, string]> = [
   ["investigate", "Investigate"],
   ["requests", "Requests"],
   ["entities", "Entities"],

@@ -103,12 +103,18 @@ export function checkValue(type: TypeInfo, raw: string): Readonly<ValueCheck> {
 
 function checkValueNow(type: TypeInfo, raw: string): ValueCheck {
   if (raw.length > RAW_MAX) return tooLong(type);
+  // Control characters are never part of a name, an address or a hash. Checked before normalising:
+  // the URL parser behind DOMAIN, HOSTNAME, EMAIL and URL drops tabs and line breaks, and would
+  // silently make `exa\nmple.org` (two values, or a paste mistake) into example.org.
+  if (CONTROL.test(raw.trim()))
+    return {
+      problem:
+        "The value contains a line break, a tab or another control character: send one value, without them (they are refused, not removed).",
+      code: "invalid_value",
+    };
   const value = normaliseValue(type.shortName, raw);
   if (value === "") return { problem: "The value is empty.", code: "invalid_value" };
   if (value.length > type.maxLength) return tooLong(type);
-  // Control characters are never part of a name, an address or a hash.
-  if (CONTROL.test(value))
-    return { problem: "The value contains control characters.", code: "invalid_value" };
   if (type.pattern && !type.pattern.test(value)) {
     const shown = raw.trim().length > 80 ? `${raw.trim().slice(0, 80)}…` : raw.trim();
     const example = type.example ? ` (for example ${type.example})` : "";

@@ -94,6 +94,24 @@ export async function issueApiKey(db: Db, who: { username: string } | { id: numb
   return { user, ...(await createToken(db, user.id)) };
 }
 
+/** A user named by username (the CLI names users so), or an AccountError. */
+async function userNamed(db: Db, username: string): Promise<UserRow> {
+  const user = await findUser(db, username);
+  if (!user) throw new AccountError(`No user "${username}".`);
+  return user;
+}
+
+/** A user's API keys, newest first (prefixes only: a key is shown once, when issued). */
+export async function apiKeysOf(db: Db, username: string) {
+  return listTokens(db, (await userNamed(db, username)).id);
+}
+
+/** Revokes one of a user's API keys at once (the auth check refuses it from the next request). */
+export async function revokeApiKey(db: Db, username: string, keyId: number): Promise<void> {
+  const user = await userNamed(db, username);
+  if (!(await revokeToken(db, user.id, keyId))) throw new AccountError(`${username} has no key #${keyId}.`);
+}
+
 export const accounts = {
   list: (db: Db, o?: Parameters<typeof listUsers>[1]) => listUsers(db, o),
   get: (db: Db, id: number) => getUser(db, id),

@@ -7,6 +7,7 @@ import type { Kysely } from "kysely";
 import type { IntelConfig } from "../config.ts";
 import type { Connector, Credentials } from "../connectors/types.ts";
 import { checkCredentials, isUsable } from "../domain/fanout.ts";
+import { placeholderProblem } from "../domain/placeholders.ts";
 import {
   type CredentialCheck,
   credentialChecks,
@@ -36,6 +37,10 @@ export function credentialProblem(connector: Connector, fields: Credentials): st
     return `${connector.vendor} takes ${wanted.join(", ") || "no credentials"}, not ${unknown.join(", ")}.`;
   if (fields.url !== undefined && !/^https?:\/\/[^\s/]+/i.test(fields.url))
     return "url must be an http(s) address.";
+  for (const [field, value] of Object.entries(fields)) {
+    const placeholder = field === "url" ? undefined : placeholderProblem(field, value);
+    if (placeholder) return placeholder;
+  }
   return undefined;
 }
 

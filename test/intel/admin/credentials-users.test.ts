@@ -1,6 +1,6 @@
 /**
  * Vendor credentials and users in Chromium: the "N of M configured" summary, where to get a key,
- * readable field names, the flash message in view after Add/Test/Remove; a key checked before it is saved (nothing stored), a set whose last test failed shown as failed;
+ * readable field names, the flash message in view after Add/Test/Remove; a placeholder key refused; a key checked before it is saved (nothing stored), a set whose last test failed shown as failed;
  * a locked-out user is shown and an admin lifts the lock; a failed login keeps the username.
  */
 import assert from "node:assert/strict";
@@ -86,6 +86,19 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
     await page.locator("#vendor-virustotal").locator('button:has-text("Remove")').click();
     assert.match((await ok.textContent()) ?? "", /Removed credentials/);
     assert.ok(await inView(ok), "the message is on screen after Remove");
+  });
+
+  it("refuses a placeholder copied from an example, on Add and on Check before saving", async () => {
+    const db = h.server.services.store.db;
+    const before = (await listCredentialSets(db, "virustotal")).length;
+    await page.goto(`${panel}/credentials`);
+    const card = page.locator("#vendor-virustotal");
+    for (const button of ["Add credentials", "Check before saving"]) {
+      await card.locator('input[name="api_key"]').fill("YOUR_VT_KEY");
+      await card.locator(`button:has-text("${button}")`).click();
+      assert.match((await page.textContent(".flash.error")) ?? "", /is a placeholder, not a key/, button);
+    }
+    assert.equal((await listCredentialSets(db, "virustotal")).length, before);
   });
 
   it("checks a key before saving it (nothing stored) and shows a set whose last test failed", async () => {

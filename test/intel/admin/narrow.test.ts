@@ -10,8 +10,9 @@ import { addCredentialSet } from "../../../src/intel/services/credentials.ts";
 import { createUser } from "../../../src/intel/store/accounts.ts";
 import { screenshot } from "../../helpers/browser.ts";
 import { skipUnlessCommands } from "../../helpers/requires.ts";
-import { type AdminHarness, openAdminHarness } from "./harness.ts";
+import { type AdminHarness, logIn, openAdminHarness } from "./harness.ts";
 
+const LOCKED = "an-analyst-with-a-rather-long-username@example.org";
 const PAGES = ["investigate", "requests", "entities", "users", "credentials", "status"];
 
 describe("panel widths in Chromium", { skip: skipUnlessCommands("chromium") }, () => {
@@ -20,11 +21,19 @@ describe("panel widths in Chromium", { skip: skipUnlessCommands("chromium") }, (
   let panel: string;
 
   before(async () => {
-    h = await openAdminHarness({ worker: false, viewport: { width: 375, height: 800 } });
+    h = await openAdminHarness({
+      worker: false,
+      viewport: { width: 375, height: 800 },
+      env: { ADMIN_LOGIN_FAILURES_PER_USER: "2", ADMIN_LOGIN_FAILURES_PER_IP: "100" },
+    });
     ({ panel } = h);
     const { server } = h;
     const sdb = server.services.store.db;
-    await createUser(sdb, "an-analyst-with-a-rather-long-username@example.org", "a-long-password", false);
+    await createUser(sdb, LOCKED, "a-long-password", true);
+    // A locked-out admin's row shows three buttons (keys and password, lift the lock, deactivate): the widest row.
+    const stranger = await h.browser.newPage();
+    for (const attempt of ["wrong-1", "wrong-2"]) await logIn(stranger, panel, LOCKED, attempt);
+    await stranger.close();
     await addCredentialSet(sdb, server.services.connectors[0]!, { api_key: "0123456789abcdef".repeat(4) });
     for (const value of ["example.org", "a-very-long-subdomain-name.of-some-example-domain.example.net"]) {
       const res = await server.api("/api/request/", {
@@ -45,6 +54,11 @@ describe("panel widths in Chromium", { skip: skipUnlessCommands("chromium") }, (
       // users/1: the server's test user, who has an API key.
       for (const name of [...PAGES, "users/1"]) {
         await page.goto(`${panel}/${name}`);
+        if (name === "users")
+          assert.equal(
+            await page.locator("tr", { hasText: LOCKED }).locator("text=Lift the lock").count(),
+            1,
+          );
         const scroll = Number(await page.evaluate("document.documentElement.scrollWidth"));
         assert.ok(scroll <= width, `${name} is ${scroll} px wide at ${width} px`);
         // A header's text is laid out in as many lines as it has words, at most.

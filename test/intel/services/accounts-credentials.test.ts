@@ -42,6 +42,20 @@ describe("credential rules", () => {
     assert.equal(credentialProblem(misp, { api_key: "k", url: "https://misp.example.org" }), undefined);
     assert.match(credentialProblem(hashlookup, { api_key: "k" }) ?? "", /takes no credentials/);
   });
+
+  it("refuses placeholders copied from examples, in every door (CLI, panel, API use this rule)", () => {
+    const placeholders = "YOUR_VT_KEY your-api-key <key> {{API_KEY}} $ {VT_KEY} changeme CHANGE_ME xxx"
+      .concat(" xxxxxxxx-xxxx **** 0000000000 api_key=… abc... key")
+      .replace("$ {", "${")
+      .split(" ");
+    for (const api_key of placeholders)
+      assert.match(credentialProblem(vt, { api_key }) ?? "", /is a placeholder, not a key/, api_key);
+    for (const api_key of ["0123456789abcdef", "k", "xkey-3f9a", "secret-key-123", VT_KEY])
+      assert.equal(credentialProblem(vt, { api_key }), undefined, api_key);
+    // A url is an address, checked as one: only secrets are checked for placeholders.
+    assert.equal(credentialProblem(misp, { api_key: "k3y", url: "https://misp.example.org" }), undefined);
+    assert.match(credentialProblem(misp, { api_key: "<key>", url: "https://m" }) ?? "", /api_key "<key>"/);
+  });
 });
 
 for (const kind of ["sqlite", "postgres"] as DbKind[]) {

@@ -233,7 +233,7 @@ function literal(source: string, i: number, c: Counts, limits: RuleLimits): numb
     if (!limits.modules.has(name)) {
       throw new Refused({
         code: "module_not_allowed",
-        detail: `The module "${name}" is not allowed here; allowed: ${[...limits.modules].join(", ") || "none"} (RULES_MODULES).`,
+        detail: `The module "${name}" imported at ${lineOf(source, i)} is not allowed here; allowed: ${[...limits.modules].join(", ") || "none"} (RULES_MODULES).`,
       });
     }
   }
