@@ -6,6 +6,7 @@
 import { abuseipdb } from "./abuseipdb/index.ts";
 import { greynoise } from "./greynoise/index.ts";
 import { hashlookup } from "./hashlookup/index.ts";
+import { iplocation } from "./iplocation/index.ts";
 import { malwarebazaar } from "./malwarebazaar/index.ts";
 import { misp } from "./misp/index.ts";
 import { otx } from "./otx/index.ts";
@@ -30,6 +31,7 @@ export const CONNECTORS: Connector[] = [
   urlscan,
   misp,
   vulnlookup,
+  iplocation,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {

@@ -15,9 +15,10 @@ export type Tlp = "RED" | "AMBER" | "GREEN" | "WHITE";
 
 /**
  * Who learns the subject when a connector is asked: a third party (a public vendor: TLP/PAP gating
- * applies), or an instance the user runs (their own MISP: never gated).
+ * applies), an instance the user runs (their own MISP: never gated), or nobody (`local`: the
+ * connector reads data Loupe holds on this machine, such as an offline database: never gated).
  */
-export type Disclosure = "third_party" | "own_instance";
+export type Disclosure = "third_party" | "own_instance" | "local";
 
 /** The natural key of an entity: unique on (superType, type, name). */
 export interface EntityRef {
@@ -115,7 +116,10 @@ export interface Connector {
   supportedTypes: TypeRef[];
   /** Credential field names (Threatr's): "api_key", plus "url" for MISP. Empty = works without credentials. */
   credentialFields: string[];
-  /** The vendor's public API origin, e.g. "https://www.virustotal.com". INTEL_VENDOR_URL_<ID> replaces it. */
+  /**
+   * The vendor's public API origin, e.g. "https://www.virustotal.com". INTEL_VENDOR_URL_<ID> replaces
+   * it. A `local` connector never calls it: it names where its data comes from.
+   */
   defaultBaseUrl: string;
   /** For vendors whose base URL is a credential (MISP's `url`): which field holds it. */
   baseUrlCredential?: string;
@@ -150,6 +154,21 @@ export interface Connector {
   vendorPages: VendorPage[];
   /** How the panel reads this vendor's own verdict from the attributes it writes; null when it gives none. */
   verdict: VerdictRule | null;
+  /** The data a `local` connector ships and reads, with its licence and date (the panel's Status page). */
+  localData?(): LocalData[];
+}
+
+/** One data set a connector keeps on this machine, as the Status page names and dates it. */
+export interface LocalData {
+  name: string;
+  /** Where it comes from (an npm package, a URL). */
+  origin: string;
+  licence: string;
+  /** Whom the licence asks to credit, and the page to link to (DB-IP's licence asks for a link). */
+  attribution: string;
+  link?: string;
+  /** When the data was made (ISO 8601); undefined when unknown. */
+  date: string | undefined;
 }
 
 /**
