@@ -1,11 +1,21 @@
 /**
  * A fresh install with no key and no network, end to end on a real intel service: the connectors
- * that need no key answer from data on this machine (8.8.8.8 is AS15169 in the US), a RED subject
+ * that need no key answer from data on this machine (8.8.8.8 is AS15169 in the US; a spyware
+ * domain from the MVT copies the worker downloaded from a loopback mirror), a RED subject
  * included, and the panel's Status page names that data, its licence and its age.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createUser } from "../../src/intel/store/accounts.ts";
+import { listCopies } from "../../src/intel/store/feeds.ts";
+import {
+  DROP_RANGE,
+  type FakeFeeds,
+  FEODO_C2,
+  SPY_DOMAIN,
+  startFakeFeeds,
+  TOR_EXIT,
+} from "../helpers/fake-feeds.ts";
 import {
   freshDatabase,
   pollUntilDone,
@@ -39,16 +49,35 @@ async function panelPage(server: TestIntelServer, path: string): Promise<string>
 describe("a fresh install with no key and no network", () => {
   let server: TestIntelServer;
   let drop: () => Promise<void>;
+  let feeds: FakeFeeds;
   before(async () => {
+    feeds = await startFakeFeeds();
     const db = await freshDatabase("sqlite");
     drop = db.drop;
-    server = await startIntelServer({ databaseUrl: db.url, env: { INTEL_CONNECTORS: "all" } });
+    server = await startIntelServer({
+      databaseUrl: db.url,
+      // Every connector, no key; the feeds' "network" is a loopback mirror the worker refreshes from.
+      env: { INTEL_CONNECTORS: "all", INTEL_FEEDS_REFRESH_MINUTES: "360", ...feeds.env() },
+    });
     await createUser(server.services.store.db, ADMIN.username, ADMIN.password, true);
+    // The worker's first pass downloads every feed at start.
+    for (let i = 0; i < 600; i++) {
+      const copies = await listCopies(server.services.store.db);
+      if (copies.length > 0 && copies.every((c) => c.fetched_at)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
   after(async () => {
     await server?.close();
+    await feeds?.close();
     await drop?.();
   });
+
+  const ask = async (type: string, value: string) => {
+    const done = await pollUntilDone(server, { super_type: "OBSERVABLE", type, value, tlp: "RED" }, 60_000);
+    assert.equal(done.status, 200);
+    return json(done);
+  };
 
   it("answers 8.8.8.8 with AS15169, its organisation and its country, for a RED subject too", async () => {
     const done = await pollUntilDone(
@@ -67,11 +96,36 @@ describe("a fresh install with no key and no network", () => {
     assert.equal(asn?.name, "AS15169");
   });
 
+  it("names a domain from a spyware bundle as that spyware, with its source and references", async () => {
+    const doc = await ask("DOMAIN", SPY_DOMAIN);
+    assert.equal(doc.sources.mvt.status, "ok");
+    assert.equal(doc.root_entity.attributes.spyware, "ExampleSpy");
+    assert.equal(doc.root_entity.attributes.spyware_sources, "Amnesty International, Citizen Lab");
+    const names = doc.entities.map(
+      (e: { type: { short_name: string }; name: string }) => `${e.type.short_name}:${e.name}`,
+    );
+    assert.ok(names.includes("SPYWARE:ExampleSpy"), names.join(" "));
+    assert.ok(names.includes("REPORT:https://example.org/research/examplespy"), names.join(" "));
+  });
+
+  it("answers a listed IP as a Tor exit, a botnet C2 and a DROP range from the local list copies", async () => {
+    const tor = await ask("IPV4", TOR_EXIT);
+    assert.equal(tor.sources.blocklists.status, "ok");
+    assert.equal(tor.root_entity.attributes.tor_exit, "true");
+    const c2 = await ask("IPV4", FEODO_C2);
+    assert.equal(c2.root_entity.attributes.botnet_c2, "QakBot");
+    assert.match(c2.root_entity.attributes.blocklisted, /Feodo Tracker.*SSLBL/);
+    const inRange = await ask("IPV4", DROP_RANGE.replace("0/24", "77"));
+    assert.equal(inRange.root_entity.attributes.spamhaus_sbl, "SBL000001");
+  });
+
   it("names the local data on the Status page, with its licence and age", async () => {
     const page = await panelPage(server, "/status");
     assert.match(page, /Local data/);
     assert.match(page, /@ip-location-db\/asn/);
     assert.match(page, /CC BY 4\.0: RouteViews.*DB-IP/);
     assert.match(page, /\d+ days? old/);
+    assert.match(page, /Local feeds/);
+    assert.match(page, /Example Spyware Indicators of Compromise/);
   });
 });

@@ -4,11 +4,13 @@
  */
 
 import { abuseipdb } from "./abuseipdb/index.ts";
+import { blocklists } from "./blocklists/index.ts";
 import { greynoise } from "./greynoise/index.ts";
 import { hashlookup } from "./hashlookup/index.ts";
 import { iplocation } from "./iplocation/index.ts";
 import { malwarebazaar } from "./malwarebazaar/index.ts";
 import { misp } from "./misp/index.ts";
+import { mvt } from "./mvt/index.ts";
 import { otx } from "./otx/index.ts";
 import { shodan } from "./shodan/index.ts";
 import { threatfox } from "./threatfox/index.ts";
@@ -32,6 +34,8 @@ export const CONNECTORS: Connector[] = [
   misp,
   vulnlookup,
   iplocation,
+  mvt,
+  blocklists,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {

@@ -3,6 +3,7 @@
  * into a fragment of the knowledge graph. `normalize` is pure; storage is the only writer.
  * Entities are referred to by their natural key (super type, type, name), never by database id.
  */
+import type { FeedReader } from "./feed.ts";
 
 /** What a request asks about: super type and type short names of the taxonomy, and the value. */
 export interface Subject {
@@ -101,6 +102,8 @@ export interface VendorHttp {
 export interface FetchContext {
   http: VendorHttp;
   signal: AbortSignal;
+  /** The local copies of downloaded feeds (blocklists, indicator bundles); set by the framework. */
+  feeds?: FeedReader;
 }
 
 export interface TypeRef {

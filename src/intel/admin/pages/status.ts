@@ -3,12 +3,13 @@
  * calls left) and the local data the offline connectors read (licence, age).
  */
 import type { App } from "../../../common/http.ts";
+import { feedCopies } from "../../services/feeds.ts";
 import type { VendorQuotaView } from "../../services/quotas.ts";
 import { serviceStatus } from "../../services/status.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { vendorHint } from "../hints.ts";
 import { html } from "../html.ts";
-import { localDataSection } from "../local-data.ts";
+import { feedsSection, localDataSection } from "../local-data.ts";
 
 export function registerStatus(admin: App, deps: AdminDeps): void {
   admin.get("/status", async (req, reply) => {
@@ -39,6 +40,7 @@ ${services.connectors.map((c) => {
 })}
 </tbody></table>
 ${localDataSection(services.connectors)}
+${feedsSection(await feedCopies(services.store), services.config.feedsRefreshMinutes)}
 <p class="muted">Database: ${services.store.dialect} · Admin sessions last ${services.config.adminSessionHours} h.</p>`;
     return sendPage(req, reply, deps, { title: "Status", active: "status", body });
   });
