@@ -16,6 +16,8 @@ import {
   startFakeFeeds,
   TOR_EXIT,
 } from "../helpers/fake-feeds.ts";
+import { RDAP_DOMAIN, startFakeRdap } from "../helpers/fake-rdap.ts";
+import type { SimpleFake } from "../helpers/fake-vendor.ts";
 import {
   freshDatabase,
   pollUntilDone,
@@ -50,14 +52,21 @@ describe("a fresh install with no key and no network", () => {
   let server: TestIntelServer;
   let drop: () => Promise<void>;
   let feeds: FakeFeeds;
+  let registries: SimpleFake;
   before(async () => {
     feeds = await startFakeFeeds();
+    registries = await startFakeRdap();
     const db = await freshDatabase("sqlite");
     drop = db.drop;
     server = await startIntelServer({
       databaseUrl: db.url,
       // Every connector, no key; the feeds' "network" is a loopback mirror the worker refreshes from.
-      env: { INTEL_CONNECTORS: "all", INTEL_FEEDS_REFRESH_MINUTES: "360", ...feeds.env() },
+      env: {
+        INTEL_CONNECTORS: "all",
+        INTEL_FEEDS_REFRESH_MINUTES: "360",
+        ...feeds.env(),
+        INTEL_VENDOR_URL_RDAP: registries.url,
+      },
     });
     await createUser(server.services.store.db, ADMIN.username, ADMIN.password, true);
     // The worker's first pass downloads every feed at start.
@@ -70,6 +79,7 @@ describe("a fresh install with no key and no network", () => {
   after(async () => {
     await server?.close();
     await feeds?.close();
+    await registries?.close();
     await drop?.();
   });
 
@@ -117,6 +127,21 @@ describe("a fresh install with no key and no network", () => {
     assert.match(c2.root_entity.attributes.blocklisted, /Feodo Tracker.*SSLBL/);
     const inRange = await ask("IPV4", DROP_RANGE.replace("0/24", "77"));
     assert.equal(inRange.root_entity.attributes.spamhaus_sbl, "SBL000001");
+  });
+
+  it("answers a domain with its registration dates, registrar and status (RDAP)", async () => {
+    const doc = await pollUntilDone(
+      server,
+      { super_type: "OBSERVABLE", type: "DOMAIN", value: RDAP_DOMAIN },
+      60_000,
+    );
+    const answer = await json(doc);
+    assert.equal(answer.sources.rdap.status, "ok");
+    const a = answer.root_entity.attributes;
+    assert.deepEqual(
+      [a.created, a.expires, a.registrar],
+      ["2026-11-24T09:12:00Z", "2027-11-24T09:12:00Z", "Example Registrar, Inc."],
+    );
   });
 
   it("names the local data on the Status page, with its licence and age", async () => {

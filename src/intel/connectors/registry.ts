@@ -12,6 +12,7 @@ import { malwarebazaar } from "./malwarebazaar/index.ts";
 import { misp } from "./misp/index.ts";
 import { mvt } from "./mvt/index.ts";
 import { otx } from "./otx/index.ts";
+import { rdap } from "./rdap/index.ts";
 import { shodan } from "./shodan/index.ts";
 import { threatfox } from "./threatfox/index.ts";
 import type { Connector, TypeRef } from "./types.ts";
@@ -36,6 +37,7 @@ export const CONNECTORS: Connector[] = [
   iplocation,
   mvt,
   blocklists,
+  rdap,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {

@@ -104,6 +104,8 @@ export interface FetchContext {
   signal: AbortSignal;
   /** The local copies of downloaded feeds (blocklists, indicator bundles); set by the framework. */
   feeds?: FeedReader;
+  /** The base URL `http` is pinned to (a connector caching what it read there keys on it). */
+  baseUrl?: string;
 }
 
 export interface TypeRef {

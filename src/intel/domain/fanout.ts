@@ -105,7 +105,7 @@ function vendorContext(
     signal,
     ...(gate ? { gate } : {}),
   });
-  return { ctx: { http, signal }, budget };
+  return { ctx: { http, signal, baseUrl }, budget };
 }
 
 function describeFailure(err: unknown, ctx: FetchContext, budget: number): string {
