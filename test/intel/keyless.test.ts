@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createUser } from "../../src/intel/store/accounts.ts";
 import { listCopies } from "../../src/intel/store/feeds.ts";
+import { fixture } from "../helpers/connectors.ts";
 import {
   DROP_RANGE,
   type FakeFeeds,
@@ -17,7 +18,7 @@ import {
   TOR_EXIT,
 } from "../helpers/fake-feeds.ts";
 import { RDAP_DOMAIN, startFakeRdap } from "../helpers/fake-rdap.ts";
-import type { SimpleFake } from "../helpers/fake-vendor.ts";
+import { type SimpleFake, startFakeVendor } from "../helpers/fake-vendor.ts";
 import {
   freshDatabase,
   pollUntilDone,
@@ -53,9 +54,15 @@ describe("a fresh install with no key and no network", () => {
   let drop: () => Promise<void>;
   let feeds: FakeFeeds;
   let registries: SimpleFake;
+  let certificates: SimpleFake;
   before(async () => {
     feeds = await startFakeFeeds();
     registries = await startFakeRdap();
+    certificates = await startFakeVendor({
+      [`/?q=${RDAP_DOMAIN}&output=json&deduplicate=Y`]: {
+        body: fixture("crtsh", "certificates").certificates,
+      },
+    });
     const db = await freshDatabase("sqlite");
     drop = db.drop;
     server = await startIntelServer({
@@ -66,6 +73,7 @@ describe("a fresh install with no key and no network", () => {
         INTEL_FEEDS_REFRESH_MINUTES: "360",
         ...feeds.env(),
         INTEL_VENDOR_URL_RDAP: registries.url,
+        INTEL_VENDOR_URL_CRTSH: certificates.url,
       },
     });
     await createUser(server.services.store.db, ADMIN.username, ADMIN.password, true);
@@ -80,6 +88,7 @@ describe("a fresh install with no key and no network", () => {
     await server?.close();
     await feeds?.close();
     await registries?.close();
+    await certificates?.close();
     await drop?.();
   });
 
@@ -129,7 +138,7 @@ describe("a fresh install with no key and no network", () => {
     assert.equal(inRange.root_entity.attributes.spamhaus_sbl, "SBL000001");
   });
 
-  it("answers a domain with its registration dates, registrar and status (RDAP)", async () => {
+  it("answers a domain with its registration dates, registrar and status (RDAP) and its certificates (crt.sh)", async () => {
     const doc = await pollUntilDone(
       server,
       { super_type: "OBSERVABLE", type: "DOMAIN", value: RDAP_DOMAIN },

@@ -5,6 +5,7 @@
 
 import { abuseipdb } from "./abuseipdb/index.ts";
 import { blocklists } from "./blocklists/index.ts";
+import { crtsh } from "./crtsh/index.ts";
 import { greynoise } from "./greynoise/index.ts";
 import { hashlookup } from "./hashlookup/index.ts";
 import { iplocation } from "./iplocation/index.ts";
@@ -38,6 +39,7 @@ export const CONNECTORS: Connector[] = [
   mvt,
   blocklists,
   rdap,
+  crtsh,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {
