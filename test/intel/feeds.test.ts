@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { readIntelConfig } from "../../src/intel/config.ts";
 import { mvt } from "../../src/intel/connectors/mvt/index.ts";
-import { blocklistSources, feedReader, refreshFeed, refreshFeeds } from "../../src/intel/domain/feeds.ts";
+import {
+  blocklistSources,
+  feedReader,
+  refreshFeed,
+  refreshFeeds,
+  scheduleFeeds,
+} from "../../src/intel/domain/feeds.ts";
 import { listCopies } from "../../src/intel/store/feeds.ts";
 import { type FakeFeeds, mvtIndex, SPY_DOMAIN, startFakeFeeds, TOR_EXIT } from "../helpers/fake-feeds.ts";
 import { type DbKind, freshStoreForSuite, postgresSkipReason } from "../helpers/intel-server.ts";
@@ -151,6 +157,22 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
         );
       assert.equal(await ask("DOMAIN", "example.org"), null, "a parent of a listed host is not listed");
       assert.equal(await ask("PROCESS", "not-a-taxonomy-type"), null);
+    });
+
+    it("downloads only the feeds of enabled connectors", async () => {
+      await age();
+      const onlyMvt = await refreshFeeds(suite.store.db, config, { blocklists: false, mvt: true });
+      assert.ok(
+        Object.keys(onlyMvt).every((id) => id.startsWith("mvt")),
+        Object.keys(onlyMvt).join(),
+      );
+      await age();
+      fake.requests.length = 0;
+      const stop = scheduleFeeds(suite.store.db, config, { blocklists: false, mvt: false }, (err) => {
+        throw err;
+      });
+      stop();
+      assert.deepEqual(fake.requests, []);
     });
 
     it("forgets a collection the index no longer lists", async () => {

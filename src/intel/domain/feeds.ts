@@ -171,19 +171,39 @@ async function refreshMvt(db: Db, config: FeedConfig): Promise<Record<string, Re
   return outcomes;
 }
 
-/** One pass over every feed: each downloaded when its interval has passed. */
-export async function refreshFeeds(db: Db, config: FeedConfig): Promise<Record<string, RefreshOutcome>> {
-  const outcomes: Record<string, RefreshOutcome> = {};
-  for (const source of blocklistSources(config)) outcomes[source.id] = await refreshFeed(db, source, config);
-  return { ...outcomes, ...(await refreshMvt(db, config)) };
+/** Which feeds to keep: those of the enabled connectors (INTEL_CONNECTORS). */
+export interface FeedSelection {
+  blocklists: boolean;
+  mvt: boolean;
 }
 
-/** Runs `refreshFeeds` now and then every minute (each feed only when due); the stop function ends it. */
-export function scheduleFeeds(db: Db, config: FeedConfig, onError: (err: unknown) => void): () => void {
-  if (config.feedsRefreshMinutes === 0) return () => {};
+/** One pass over the selected feeds: each downloaded when its interval has passed. */
+export async function refreshFeeds(
+  db: Db,
+  config: FeedConfig,
+  which: FeedSelection = { blocklists: true, mvt: true },
+): Promise<Record<string, RefreshOutcome>> {
+  const outcomes: Record<string, RefreshOutcome> = {};
+  if (which.blocklists)
+    for (const source of blocklistSources(config))
+      outcomes[source.id] = await refreshFeed(db, source, config);
+  return which.mvt ? { ...outcomes, ...(await refreshMvt(db, config)) } : outcomes;
+}
+
+/**
+ * Runs `refreshFeeds` now and then every minute (each feed only when due) for the selected feeds;
+ * nothing when none is selected or INTEL_FEEDS_REFRESH_MINUTES is 0. The stop function ends it.
+ */
+export function scheduleFeeds(
+  db: Db,
+  config: FeedConfig,
+  which: FeedSelection,
+  onError: (err: unknown) => void,
+): () => void {
+  if (config.feedsRefreshMinutes === 0 || (!which.blocklists && !which.mvt)) return () => {};
   let running: Promise<unknown> | undefined;
   const pass = () => {
-    running ??= refreshFeeds(db, config)
+    running ??= refreshFeeds(db, config, which)
       .catch(onError)
       .finally(() => {
         running = undefined;

@@ -127,8 +127,14 @@ export function startWorker(services: IntelServices, logger?: Logger): void {
     startDeliveries(services, (err) => logger?.warn({ err }, "webhook deliveries: a pass failed")),
   );
   services.onClose.push(
-    scheduleFeeds(services.store.db, services.config, (err) =>
-      logger?.warn({ err }, "local feeds: a pass failed"),
+    scheduleFeeds(
+      services.store.db,
+      services.config,
+      {
+        blocklists: services.connectors.some((c) => c.id === "blocklists"),
+        mvt: services.connectors.some((c) => c.id === "mvt"),
+      },
+      (err) => logger?.warn({ err }, "local feeds: a pass failed"),
     ),
   );
   const { retentionDays, retentionSweepMinutes } = services.config;
