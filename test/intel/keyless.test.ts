@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { iplocation } from "../../src/intel/connectors/iplocation/index.ts";
 import { createUser } from "../../src/intel/store/accounts.ts";
 import { listCopies } from "../../src/intel/store/feeds.ts";
 import { fixture } from "../helpers/connectors.ts";
@@ -161,5 +162,24 @@ describe("a fresh install with no key and no network", () => {
     assert.match(page, /\d+ days? old/);
     assert.match(page, /Local feeds/);
     assert.match(page, /Example Spyware Indicators of Compromise/);
+  });
+});
+
+describe("a worker starting", () => {
+  it("loads each enabled connector's local data at once, not on the first lookup", async () => {
+    const warmed: string[] = [];
+    const local = { ...iplocation, warm: async () => void warmed.push("iplocation") };
+    const db = await freshDatabase("sqlite");
+    const server = await startIntelServer({
+      databaseUrl: db.url,
+      connectors: [local],
+      env: { INTEL_CONNECTORS: "all" },
+    });
+    try {
+      assert.deepEqual(warmed, ["iplocation"]);
+    } finally {
+      await server.close();
+      await db.drop();
+    }
   });
 });

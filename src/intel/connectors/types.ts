@@ -161,6 +161,8 @@ export interface Connector {
   verdict: VerdictRule | null;
   /** The data a `local` connector ships and reads, with its licence and date (the panel's Status page). */
   localData?(): LocalData[];
+  /** Loads what `fetch` reads on this machine ahead of the first lookup (a worker calls it when it starts). */
+  warm?(): Promise<void>;
 }
 
 /** One data set a connector keeps on this machine, as the Status page names and dates it. */

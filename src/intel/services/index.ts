@@ -126,6 +126,10 @@ export function startWorker(services: IntelServices, logger?: Logger): void {
   services.onClose.push(
     startDeliveries(services, (err) => logger?.warn({ err }, "webhook deliveries: a pass failed")),
   );
+  for (const c of services.connectors)
+    c.warm?.().catch((err) =>
+      logger?.warn({ err, connector: c.id }, "could not load the connector's local data"),
+    );
   services.onClose.push(
     scheduleFeeds(
       services.store.db,

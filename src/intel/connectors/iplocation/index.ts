@@ -26,6 +26,10 @@ export const iplocation: Connector = {
     return { ip: subject.value, ...found, data_date: dataDate(ASN_PACKAGE) ?? null };
   },
   normalize: normalizeIplocation,
+  // Reading the database takes seconds: a worker does it at start, not on the first lookup.
+  async warm() {
+    await openDatabase();
+  },
   localData: () => [
     {
       name: "IP to ASN and organisation",
