@@ -201,12 +201,14 @@ export function scheduleFeeds(
   onError: (err: unknown) => void,
 ): () => void {
   if (config.feedsRefreshMinutes === 0 || (!which.blocklists && !which.mvt)) return () => {};
-  let running: Promise<unknown> | undefined;
+  let running = false;
   const pass = () => {
-    running ??= refreshFeeds(db, config, which)
+    if (running) return;
+    running = true;
+    refreshFeeds(db, config, which)
       .catch(onError)
       .finally(() => {
-        running = undefined;
+        running = false;
       });
   };
   pass();

@@ -110,9 +110,8 @@ function threatsByIndicator(objects: StixObject[]): Map<string, StixObject> {
 
 /** A bundle's indicators as feed entries: the threat, its references, the collection and its sources. */
 export function parseMvtBundle(json: string, collection: MvtCollection): FeedEntry[] {
-  const bundle = JSON.parse(json) as { type?: string; objects?: unknown };
-  if (!bundle || bundle.type !== "bundle" || !Array.isArray(bundle.objects))
-    throw new Error("not a STIX 2.1 bundle");
+  const bundle = JSON.parse(json) as { type?: string; objects?: unknown } | null;
+  if (bundle?.type !== "bundle" || !Array.isArray(bundle.objects)) throw new Error("not a STIX 2.1 bundle");
   const objects = (bundle.objects as StixObject[]).filter((o) => o && typeof o === "object");
   const threats = threatsByIndicator(objects);
   const entries: FeedEntry[] = [];
