@@ -5,6 +5,12 @@
  */
 import ipaddr from "ipaddr.js";
 
+/**
+ * The longest value kept from a feed (longer ones are skipped): PostgreSQL's index entries hold
+ * about 2,700 bytes, and 600 characters stay under it even when each takes four bytes.
+ */
+export const MAX_FEED_VALUE = 600;
+
 /** One value a feed file lists, typed by the taxonomy (CIDR: an IPv4 range, `low`–`high`). */
 export interface FeedEntry {
   kind: string;

@@ -82,6 +82,11 @@ describe("blocklists connector", () => {
           ["http://login-verify.example.net/account/", "https://secure-update.example.com/verify.php"],
         );
         assert.deepEqual(parser("tor-exits")("not an address\n<html>\n"), []);
+        assert.deepEqual(
+          parser("openphish")(`https://x.example/${"a".repeat(600)}\n`),
+          [],
+          "too long to index",
+        );
       } finally {
         await fake.close();
       }

@@ -4,7 +4,7 @@
  * Spamhaus DROP and EDROP (`CIDR ; SBL id`). A line that is not what its list holds is skipped.
  */
 import { parse as parseCsv } from "csv-parse/sync";
-import { type FeedEntry, ipv4Number, ipv4Range } from "../feed.ts";
+import { type FeedEntry, ipv4Number, ipv4Range, MAX_FEED_VALUE } from "../feed.ts";
 
 export interface Blocklist {
   /** The feed id (its copy's key) and the setting naming its URL. */
@@ -71,7 +71,7 @@ function drop(text: string): FeedEntry[] {
 /** OpenPhish: one URL a line. */
 function openphish(text: string): FeedEntry[] {
   return lines(text)
-    .filter((l) => /^https?:\/\/\S+$/i.test(l) && l.length <= 2000)
+    .filter((l) => /^https?:\/\/\S+$/i.test(l) && l.length <= MAX_FEED_VALUE)
     .map((value) => ({ kind: "URL", value, info: {} }));
 }
 

@@ -5,7 +5,7 @@
  * the taxonomy; a pattern naming something the taxonomy has no type for is skipped.
  */
 import { parse as parseYaml } from "yaml";
-import type { FeedEntry } from "../feed.ts";
+import { type FeedEntry, MAX_FEED_VALUE } from "../feed.ts";
 
 /** One collection of the index, with where its bundle is downloaded from. */
 export interface MvtCollection {
@@ -72,7 +72,7 @@ export function patternValues(pattern: string): Array<{ kind: string; value: str
   for (const m of pattern.matchAll(/([a-z0-9-]+:[a-z0-9_.'-]+)\s*=\s*'((?:[^'\\]|\\.)*)'/gi)) {
     const spec = KINDS[m[1]!.toLowerCase()];
     const raw = m[2]!.replace(/\\(.)/g, "$1").trim();
-    if (!spec || !raw || raw.length > 2000) continue;
+    if (!spec || !raw || raw.length > MAX_FEED_VALUE) continue;
     out.push({ kind: spec.kind, value: spec.lower ? raw.toLowerCase() : raw });
   }
   return out;
