@@ -282,6 +282,60 @@ export const intelSettings = {
     "How often a worker runs the retention sweep.",
     { min: 1 },
   ),
+  // Local copies of public blocklists and spyware indicators (docs/connectors.md, "Local feeds").
+  feedsRefreshMinutes: integer(
+    "INTEL_FEEDS_REFRESH_MINUTES",
+    360,
+    "How often a worker downloads each local feed again (conditional GET); 0 = never (an offline install keeps the copies it has).",
+    { min: 0 },
+  ),
+  feedTimeoutMs: integer("INTEL_FEED_TIMEOUT_MS", 60_000, "Time limit of one feed download.", { min: 100 }),
+  feedMaxBytes: integer(
+    "INTEL_FEED_MAX_BYTES",
+    64 * 1024 * 1024,
+    "Largest feed file downloaded; a larger one fails that refresh (the old copy stays).",
+    { min: 1024 },
+  ),
+  mvtIndexUrl: httpUrl(
+    "INTEL_MVT_INDEX_URL",
+    "https://raw.githubusercontent.com/mvt-project/mvt-indicators/main/indicators.yaml",
+    "The Mobile Verification Toolkit's indicator index (indicators.yaml), or a mirror of it.",
+  ),
+  mvtFilesBaseUrl: httpUrl(
+    "INTEL_MVT_FILES_BASE_URL",
+    "https://raw.githubusercontent.com",
+    "Base URL of the files the MVT index names on GitHub (<base>/<owner>/<repo>/<branch>/<path>), or of a mirror.",
+  ),
+  torExitsUrl: httpUrl(
+    "INTEL_BLOCKLIST_TOR_EXITS_URL",
+    "https://check.torproject.org/torbulkexitlist",
+    "The Tor exit list (one address a line).",
+  ),
+  feodoUrl: httpUrl(
+    "INTEL_BLOCKLIST_FEODO_URL",
+    "https://feodotracker.abuse.ch/downloads/ipblocklist.csv",
+    "abuse.ch Feodo Tracker's botnet C2 IP blocklist (CSV).",
+  ),
+  sslblUrl: httpUrl(
+    "INTEL_BLOCKLIST_SSLBL_URL",
+    "https://sslbl.abuse.ch/blacklist/sslipblacklist.csv",
+    "abuse.ch SSLBL's botnet C2 IP blacklist (CSV).",
+  ),
+  spamhausDropUrl: httpUrl(
+    "INTEL_BLOCKLIST_SPAMHAUS_DROP_URL",
+    "https://www.spamhaus.org/drop/drop.txt",
+    "Spamhaus DROP (text: CIDR ; SBL id).",
+  ),
+  spamhausEdropUrl: httpUrl(
+    "INTEL_BLOCKLIST_SPAMHAUS_EDROP_URL",
+    "https://www.spamhaus.org/drop/edrop.txt",
+    "Spamhaus EDROP (text: CIDR ; SBL id).",
+  ),
+  openphishUrl: httpUrl(
+    "INTEL_BLOCKLIST_OPENPHISH_URL",
+    "https://openphish.com/feed.txt",
+    "OpenPhish's community feed (one URL a line).",
+  ),
 };
 
 export type IntelConfig = ReturnType<typeof readIntelConfig>;

@@ -34,7 +34,14 @@ export async function startChildServer(
     process.execPath,
     ["--disable-warning=ExperimentalWarning", path.join(ROOT, "src/cli/main.ts"), ...args],
     {
-      env: { ...process.env, LOG_LEVEL: "warn", ...env, [portVar]: String(port) },
+      // Local feeds are downloaded only from the fakes a test points them at.
+      env: {
+        ...process.env,
+        LOG_LEVEL: "warn",
+        INTEL_FEEDS_REFRESH_MINUTES: "0",
+        ...env,
+        [portVar]: String(port),
+      },
       stdio: ["ignore", "ignore", "inherit"],
     },
   );
@@ -71,6 +78,9 @@ export function spawnIntelWorker(env: Record<string, string>): ChildProcess {
   return spawn(
     process.execPath,
     ["--disable-warning=ExperimentalWarning", path.join(ROOT, "src/cli/main.ts"), "intel", "worker"],
-    { env: { ...process.env, LOG_LEVEL: "silent", ...env }, stdio: "ignore" },
+    {
+      env: { ...process.env, LOG_LEVEL: "silent", INTEL_FEEDS_REFRESH_MINUTES: "0", ...env },
+      stdio: "ignore",
+    },
   );
 }

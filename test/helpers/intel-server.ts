@@ -93,6 +93,8 @@ export async function startIntelServer(opts: {
     DATABASE_URL: opts.databaseUrl,
     INTEL_RETRY_AFTER: "1",
     INTEL_CONNECTORS: "virustotal",
+    // Local feeds are downloaded only from the fakes a test points them at.
+    INTEL_FEEDS_REFRESH_MINUTES: "0",
     // Tests poll fast with one key; the per-key limit has its own tests.
     INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0",
     ...opts.env,

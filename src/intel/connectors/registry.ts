@@ -4,11 +4,16 @@
  */
 
 import { abuseipdb } from "./abuseipdb/index.ts";
+import { blocklists } from "./blocklists/index.ts";
+import { crtsh } from "./crtsh/index.ts";
 import { greynoise } from "./greynoise/index.ts";
 import { hashlookup } from "./hashlookup/index.ts";
+import { iplocation } from "./iplocation/index.ts";
 import { malwarebazaar } from "./malwarebazaar/index.ts";
 import { misp } from "./misp/index.ts";
+import { mvt } from "./mvt/index.ts";
 import { otx } from "./otx/index.ts";
+import { rdap } from "./rdap/index.ts";
 import { shodan } from "./shodan/index.ts";
 import { threatfox } from "./threatfox/index.ts";
 import type { Connector, TypeRef } from "./types.ts";
@@ -30,6 +35,11 @@ export const CONNECTORS: Connector[] = [
   urlscan,
   misp,
   vulnlookup,
+  iplocation,
+  mvt,
+  blocklists,
+  rdap,
+  crtsh,
 ];
 
 export function connectorById(id: string, connectors: Connector[] = CONNECTORS): Connector | undefined {

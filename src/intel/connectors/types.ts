@@ -3,6 +3,7 @@
  * into a fragment of the knowledge graph. `normalize` is pure; storage is the only writer.
  * Entities are referred to by their natural key (super type, type, name), never by database id.
  */
+import type { FeedReader } from "./feed.ts";
 
 /** What a request asks about: super type and type short names of the taxonomy, and the value. */
 export interface Subject {
@@ -15,9 +16,10 @@ export type Tlp = "RED" | "AMBER" | "GREEN" | "WHITE";
 
 /**
  * Who learns the subject when a connector is asked: a third party (a public vendor: TLP/PAP gating
- * applies), or an instance the user runs (their own MISP: never gated).
+ * applies), an instance the user runs (their own MISP: never gated), or nobody (`local`: the
+ * connector reads data Loupe holds on this machine, such as an offline database: never gated).
  */
-export type Disclosure = "third_party" | "own_instance";
+export type Disclosure = "third_party" | "own_instance" | "local";
 
 /** The natural key of an entity: unique on (superType, type, name). */
 export interface EntityRef {
@@ -100,6 +102,10 @@ export interface VendorHttp {
 export interface FetchContext {
   http: VendorHttp;
   signal: AbortSignal;
+  /** The local copies of downloaded feeds (blocklists, indicator bundles); set by the framework. */
+  feeds?: FeedReader;
+  /** The base URL `http` is pinned to (a connector caching what it read there keys on it). */
+  baseUrl?: string;
 }
 
 export interface TypeRef {
@@ -115,7 +121,10 @@ export interface Connector {
   supportedTypes: TypeRef[];
   /** Credential field names (Threatr's): "api_key", plus "url" for MISP. Empty = works without credentials. */
   credentialFields: string[];
-  /** The vendor's public API origin, e.g. "https://www.virustotal.com". INTEL_VENDOR_URL_<ID> replaces it. */
+  /**
+   * The vendor's public API origin, e.g. "https://www.virustotal.com". INTEL_VENDOR_URL_<ID> replaces
+   * it. A `local` connector never calls it: it names where its data comes from.
+   */
   defaultBaseUrl: string;
   /** For vendors whose base URL is a credential (MISP's `url`): which field holds it. */
   baseUrlCredential?: string;
@@ -150,6 +159,23 @@ export interface Connector {
   vendorPages: VendorPage[];
   /** How the panel reads this vendor's own verdict from the attributes it writes; null when it gives none. */
   verdict: VerdictRule | null;
+  /** The data a `local` connector ships and reads, with its licence and date (the panel's Status page). */
+  localData?(): LocalData[];
+  /** Loads what `fetch` reads on this machine ahead of the first lookup (a worker calls it when it starts). */
+  warm?(): Promise<void>;
+}
+
+/** One data set a connector keeps on this machine, as the Status page names and dates it. */
+export interface LocalData {
+  name: string;
+  /** Where it comes from (an npm package, a URL). */
+  origin: string;
+  licence: string;
+  /** Whom the licence asks to credit, and the page to link to (DB-IP's licence asks for a link). */
+  attribution: string;
+  link?: string;
+  /** When the data was made (ISO 8601); undefined when unknown. */
+  date: string | undefined;
 }
 
 /**

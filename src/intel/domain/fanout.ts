@@ -6,6 +6,7 @@
  */
 import pLimit, { type LimitFunction } from "p-limit";
 import type { IntelConfig } from "../config.ts";
+import type { FeedReader } from "../connectors/feed.ts";
 import { type CallGate, createVendorHttp } from "../connectors/http.ts";
 import { supports } from "../connectors/registry.ts";
 import {
@@ -39,6 +40,8 @@ export interface FanoutDeps {
    * the longest the call can take.
    */
   takeSlot(connector: Connector, holdMs: number): Promise<VendorSlot | undefined>;
+  /** The local feed copies, for the connectors that read them. */
+  feeds?: FeedReader;
 }
 
 const limits = new Map<string, LimitFunction>();
@@ -102,7 +105,7 @@ function vendorContext(
     signal,
     ...(gate ? { gate } : {}),
   });
-  return { ctx: { http, signal }, budget };
+  return { ctx: { http, signal, baseUrl }, budget };
 }
 
 function describeFailure(err: unknown, ctx: FetchContext, budget: number): string {
@@ -131,7 +134,7 @@ async function askOne(connector: Connector, subject: Subject, deps: FanoutDeps):
     }
     // No set left after refusals: the vendor's refusal is the outcome, not "not configured".
     if (!slot) return refusal ?? failed(connector, "not configured: no credentials");
-    const { answer, code } = await askWith(connector, subject, slot, deps.config);
+    const { answer, code } = await askWith(connector, subject, slot, deps.config, deps.feeds);
     if (code !== "invalid_credentials" || !slot.refused) return answer;
     // The vendor refused this key: out of rotation (until an admin re-tests it), and the next set is tried.
     await slot.refused(answer.outcome.error ?? "invalid credentials");
@@ -151,11 +154,13 @@ async function askWith(
   subject: Subject,
   slot: VendorSlot,
   config: FanoutDeps["config"],
+  feeds?: FeedReader,
 ): Promise<{ answer: VendorAnswer; code?: string }> {
   const fail = (error: string) => ({ answer: failed(connector, error) });
   const vendor = vendorContext(connector, slot.credentials, config, slot.gate);
   if ("error" in vendor) return fail(vendor.error);
-  const { ctx, budget } = vendor;
+  const { budget } = vendor;
+  const ctx: FetchContext = feeds ? { ...vendor.ctx, feeds } : vendor.ctx;
   try {
     const raw = await connector.fetch(subject, slot.credentials, ctx);
     const fetchedAt = new Date().toISOString();

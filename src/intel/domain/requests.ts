@@ -38,6 +38,7 @@ import { canonicalThreat } from "../store/threat-names.ts";
 import { type AnswerReads, answerReads } from "./answer-reads.ts";
 import { buildDocument } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
+import { feedReader } from "./feeds.ts";
 import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
 import { fromStored, gate, type Marking, type Marks, rank, storedName, weakerThan } from "./markings.ts";
 import { nobodyAsked, type Reach, reachOf } from "./nobody-asked.ts";
@@ -379,6 +380,7 @@ async function runRequest({ store, config, connectors }: RequestDeps, id: string
   const answers = await askVendors(subject, allowed, {
     config,
     takeSlot: (connector, holdMs) => takeSlot(db, connector, config, holdMs),
+    feeds: feedReader(db),
   });
   const outcomes = { ...(JSON.parse(request.vendors) as Record<string, SourceOutcome>), ...skipped };
   for (const a of answers) outcomes[a.connector.id] = await saveAnswer(db, root, a);

@@ -8,6 +8,7 @@ import { ConfigError } from "../../common/settings.ts";
 import type { IntelConfig } from "../config.ts";
 import { CONNECTORS } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
+import { scheduleFeeds } from "../domain/feeds.ts";
 import { createRequests, type Requests } from "../domain/requests.ts";
 import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
@@ -124,6 +125,21 @@ export function startWorker(services: IntelServices, logger?: Logger): void {
   });
   services.onClose.push(
     startDeliveries(services, (err) => logger?.warn({ err }, "webhook deliveries: a pass failed")),
+  );
+  for (const c of services.connectors)
+    c.warm?.().catch((err) =>
+      logger?.warn({ err, connector: c.id }, "could not load the connector's local data"),
+    );
+  services.onClose.push(
+    scheduleFeeds(
+      services.store.db,
+      services.config,
+      {
+        blocklists: services.connectors.some((c) => c.id === "blocklists"),
+        mvt: services.connectors.some((c) => c.id === "mvt"),
+      },
+      (err) => logger?.warn({ err }, "local feeds: a pass failed"),
+    ),
   );
   const { retentionDays, retentionSweepMinutes } = services.config;
   if (retentionDays > 0) {

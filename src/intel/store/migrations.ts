@@ -1,6 +1,7 @@
 /** Schema migrations (portable Kysely schema builder) and the idempotent taxonomy seed. */
 import { type CreateTableBuilder, type Kysely, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { feedCopies } from "./feed-migrations.ts";
 import type { Database } from "./schema.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists.
@@ -405,6 +406,7 @@ export const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => (
     "2026-11-24-credential-checks": credentialChecks,
     "2026-11-24-raw-answers": rawAnswers,
     "2026-11-24-threat-names": threatNames,
+    "2026-11-27-feed-copies": feedCopies(dialect),
   }),
 });
 

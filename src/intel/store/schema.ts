@@ -3,6 +3,7 @@
  * flags are 0/1 integers, attribute maps are JSON text — so one set of queries serves both.
  */
 import type { Generated } from "kysely";
+import type { FeedCopiesTable, FeedEntriesTable } from "./feed-schema.ts";
 
 export interface SuperTypesTable {
   short_name: string;
@@ -301,4 +302,6 @@ export interface Database {
   credential_checks: CredentialChecksTable;
   request_raw_answers: RequestRawAnswersTable;
   threat_names: ThreatNamesTable;
+  feed_copies: FeedCopiesTable;
+  feed_entries: FeedEntriesTable;
 }

@@ -79,6 +79,7 @@ ${jsonScript("vendors", panelVendors(connectors))}
       <dt>First seen</dt><dd id="verdict-first"></dd>
       <dt>Last seen</dt><dd id="verdict-last"></dd>
       <dt>Threats</dt><dd id="verdict-threats"></dd>
+      <dt>Facts</dt><dd id="verdict-facts"></dd>
       <dt>Tags</dt><dd id="verdict-tags"></dd>
     </dl>
     <ul id="verdict-vendors" class="vendors"></ul>

@@ -1,10 +1,15 @@
-/** Status: workers, queue depth, cached graph sizes, and each connector: usable, fresh for how long, calls left. */
+/**
+ * Status: workers, queue depth, cached graph sizes, each connector (usable, fresh for how long,
+ * calls left) and the local data the offline connectors read (licence, age).
+ */
 import type { App } from "../../../common/http.ts";
+import { feedCopies } from "../../services/feeds.ts";
 import type { VendorQuotaView } from "../../services/quotas.ts";
 import { serviceStatus } from "../../services/status.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { vendorHint } from "../hints.ts";
 import { html } from "../html.ts";
+import { feedsSection, localDataSection } from "../local-data.ts";
 
 export function registerStatus(admin: App, deps: AdminDeps): void {
   admin.get("/status", async (req, reply) => {
@@ -34,6 +39,8 @@ ${services.connectors.map((c) => {
   return html`<tr><td><code>${c.id}</code></td><td>${c.vendor}</td><td>${state}</td><td>${m ? lifetime(m.ttl_seconds) : ""}</td><td>${m ? callsLeft(m.quota) : ""}</td></tr>`;
 })}
 </tbody></table>
+${localDataSection(services.connectors)}
+${feedsSection(await feedCopies(services.store), services.config.feedsRefreshMinutes)}
 <p class="muted">Database: ${services.store.dialect} · Admin sessions last ${services.config.adminSessionHours} h.</p>`;
     return sendPage(req, reply, deps, { title: "Status", active: "status", body });
   });

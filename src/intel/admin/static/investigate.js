@@ -226,6 +226,16 @@
     $("verdict-last").replaceChildren(v.lastSeen ? timeElement(v.lastSeen) : "—");
     listInto($("verdict-threats"), v.threats.map(entityLink), "none named");
     listInto(
+      $("verdict-facts"),
+      v.facts.map((f) => {
+        const span = document.createElement("span");
+        span.className = f.signal ? "fact signal" : "fact";
+        span.textContent = `${f.label}: ${f.text}`;
+        return span;
+      }),
+      "none",
+    );
+    listInto(
       $("verdict-tags"),
       v.tags.map((t) => document.createTextNode(t)),
       "none",

@@ -67,7 +67,48 @@ window.loupeVerdict = (() => {
     return (doc.entities ?? []).filter((e) => e.super_type?.short_name === superType && linked.has(e.id));
   }
 
-  return (doc, vendorTable) => {
+  const DAY_MS = 86_400_000;
+
+  // What the keyless sources say of the value, from the attribute names they share (connectors'
+  // docs list them): network, Tor, lists, spyware, registration (a domain registered in the last
+  // week is a signal), certificates. `signal` marks what should catch the eye.
+  function facts(attrs, now) {
+    const out = [];
+    const add = (label, text, signal = false) => text && out.push({ label, text, signal });
+    add("Network", [attrs.asn, attrs.as_owner].filter(Boolean).join(" "));
+    add("Country", attrs.country);
+    add(
+      "Network range",
+      attrs.network_name ? `${attrs.network_name} (${attrs.network_range ?? ""})` : attrs.ip_range,
+    );
+    if (attrs.tor_exit === "true") add("Tor", "Tor exit node", true);
+    add("Blocklisted", attrs.blocklisted ? `on ${attrs.blocklisted}` : "", true);
+    add(
+      "Botnet C2",
+      attrs.botnet_c2 && attrs.botnet_c2 !== "true" ? attrs.botnet_c2 : attrs.botnet_c2 ? "yes" : "",
+      true,
+    );
+    add(
+      "Spyware",
+      attrs.spyware ? `${attrs.spyware}${attrs.spyware_sources ? ` (${attrs.spyware_sources})` : ""}` : "",
+      true,
+    );
+    const created = Date.parse(attrs.created ?? "");
+    if (!Number.isNaN(created)) {
+      const days = Math.floor((now - created) / DAY_MS);
+      const when = `${attrs.created.slice(0, 10)} (${days < 1 ? "today" : `${days} day${days === 1 ? "" : "s"} ago`})`;
+      add("Registered", days < 7 ? `${when}: registered this week` : when, days < 7);
+    }
+    add("Registrar", attrs.registrar);
+    add("Expires", attrs.expires?.slice(0, 10));
+    add(
+      "Certificates",
+      attrs.cert_count ? `${attrs.cert_count} logged, ${attrs.cert_sibling_names ?? 0} other names` : "",
+    );
+    return out;
+  }
+
+  return (doc, vendorTable, now = Date.now()) => {
     const attrs = doc.root_entity.attributes ?? {};
     const vendors = Object.entries(doc.sources ?? {}).map(([id, source]) => ({
       id,
@@ -94,6 +135,7 @@ window.loupeVerdict = (() => {
       detections: detections(vendorTable, attrs),
       tags,
       threats: named(doc, "THREAT"),
+      facts: facts(attrs, now),
       ...dates(doc),
     };
   };
