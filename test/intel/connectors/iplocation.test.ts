@@ -78,6 +78,7 @@ describe("iplocation connector", () => {
     const { allowed, skipped } = gate(
       [iplocation],
       { tlp: "RED", pap: "RED" },
+      { tlp: "RED", pap: "RED" },
       { tlpAllow: {}, papAllow: {} },
     );
     assert.deepEqual([allowed.map((c) => c.id), skipped], [["iplocation"], {}]);
