@@ -147,7 +147,7 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
     },
     async (req) => {
       const controller = new AbortController();
-      const ctx = { log: req.log, signal: controller.signal };
+      const ctx = { log: req.log, signal: controller.signal, client: req.ip };
       const { upload, streaming } = await receiveForProcessor(req, processor, limits, ctx);
       req.raw.once("close", () => controller.abort());
       const started = performance.now();

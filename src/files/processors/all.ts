@@ -53,7 +53,7 @@ async function runOne(
   p: Processor,
   file: UploadedFile,
   fields: Record<string, string>,
-  ctx: { log: FastifyBaseLogger; signal: AbortSignal },
+  ctx: { log: FastifyBaseLogger; signal: AbortSignal; client?: string },
 ): Promise<Entry> {
   try {
     const out = await p.run(file, fields, ctx);
@@ -86,7 +86,7 @@ async function runAll(
   chosen: Processor[],
   file: UploadedFile,
   fields: Record<string, string>,
-  ctx: { log: FastifyBaseLogger; signal: AbortSignal },
+  ctx: { log: FastifyBaseLogger; signal: AbortSignal; client?: string },
 ): Promise<Entry[]> {
   const extractor = chosen.find((p) => p.name === "extractor");
   const iocs = chosen.find((p) => p.name === "iocs");
@@ -170,7 +170,13 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
       const controller = new AbortController();
       req.raw.once("close", () => controller.abort());
       const { processors: _, ...fields } = upload.fields;
-      return answer(await runAll(chosen, upload.file, fields, { log: req.log, signal: controller.signal }));
+      return answer(
+        await runAll(chosen, upload.file, fields, {
+          log: req.log,
+          signal: controller.signal,
+          client: req.ip,
+        }),
+      );
     },
   );
 }

@@ -45,10 +45,11 @@ export class SandboxPool<Task, Result> {
     return this.#all.size;
   }
 
-  async run(task: Task, signal: AbortSignal): Promise<Result> {
+  /** Runs one job in a process, within `timeoutMs` once it started (the pool's limit when not given). */
+  async run(task: Task, signal: AbortSignal, timeoutMs?: number): Promise<Result> {
     const proc = await this.#acquire(signal);
     try {
-      return (await proc.run(task, signal)) as Result;
+      return (await proc.run(task, signal, timeoutMs)) as Result;
     } catch (err) {
       if (err instanceof SandboxFailure && err.kind !== "aborted")
         this.lastFailure = { at: new Date().toISOString(), kind: err.kind, message: err.message };

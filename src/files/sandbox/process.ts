@@ -97,9 +97,9 @@ export class SandboxProcess {
     return !this.exited && !this.#killed;
   }
 
-  /** Runs one job; the process must be ready and idle. */
-  run(task: unknown, signal: AbortSignal): Promise<unknown> {
-    const { label, memoryMb, timeoutMs } = this.limits;
+  /** Runs one job within `timeoutMs` (the pool's limit when not given); the process must be ready and idle. */
+  run(task: unknown, signal: AbortSignal, timeoutMs = this.limits.timeoutMs): Promise<unknown> {
+    const { label, memoryMb } = this.limits;
     return new Promise((resolve, reject) => {
       const stop = (failure: SandboxFailure) => {
         this.#stoppedFor ??= failure;

@@ -3,20 +3,30 @@
  * (400 before any compiling; run in the worker, as a megabyte of source takes tens of ms), then
  * compiled by YARA-X's WebAssembly build in a pool of worker threads (the authority for errors and
  * warnings) and scanned by the native YARA-X build in sandbox processes, or by the WebAssembly
- * build where the native one cannot answer (engines.ts). A scan past SCAN_TIMEOUT_MS is ended by
- * killing its process or terminating its worker (YARA-X's own timeout cannot interrupt WebAssembly).
+ * build where the native one cannot answer (engines.ts). A scan past its budget (a base plus a
+ * share per MB of the file, SCAN_TIMEOUT_MS at most) is ended by killing its process or terminating
+ * its worker (YARA-X's own timeout cannot interrupt WebAssembly, the native binding has none). One
+ * client (remote address) holds at most RULES_CLIENT_SHARE of the workers (share.ts).
  */
 import { readFileSync } from "node:fs";
 import { Type } from "typebox";
 import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
-import type { Processor, ProcessorContext, ProcessorOutput } from "../processor.ts";
+import {
+  type Processor,
+  type ProcessorContext,
+  ProcessorFailure,
+  type ProcessorOutput,
+} from "../processor.ts";
 import { rulematchAnalysis, rulematchMetadata } from "../schemas.ts";
 import { RuleScanner } from "./engines.ts";
 import type { ScanInput } from "./input.ts";
 import type { RuleLimits } from "./limits.ts";
 import { NativeEngine, nativeVersion } from "./native/engine.ts";
 import { YaraPool } from "./pool.ts";
+import { ClientShare } from "./share.ts";
+
+const MB = 1024 * 1024;
 
 /** The WebAssembly worker pool (compiles every source; scans where native cannot) and the native engine, unless RULES_ENGINE=wasm. */
 function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEngine | undefined } {
@@ -43,7 +53,17 @@ function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEng
 
 export function createRulematchProcessor(config: FilesConfig): Processor {
   const { pool, native } = createEngines(config);
-  const scanner = new RuleScanner(pool, native, config.rulesNativeMaxBytes);
+  const scanner = new RuleScanner(pool, native, {
+    nativeMaxBytes: config.rulesNativeMaxBytes,
+    budgetMs: (size) =>
+      Math.min(
+        config.scanTimeoutMs,
+        Math.round(config.rulesScanBudgetMs + (config.rulesScanBudgetMsPerMb * size) / MB),
+      ),
+  });
+  const share = new ClientShare(
+    Math.max(1, Math.floor((config.yaraWorkers * config.rulesClientShare) / 100)),
+  );
   const limits: RuleLimits = {
     maxBytes: config.rulesMaxBytes,
     maxDepth: config.rulesMaxDepth,
@@ -52,6 +72,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
     maxPatternBytes: config.rulesMaxPatternBytes,
     maxAlternatives: config.rulesMaxAlternatives,
     modules: new Set(config.rulesModules),
+    refuseLargeLoops: config.rulesLargeLoops === "refuse",
   };
   async function scanUpload(
     input: ScanInput,
@@ -72,7 +93,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
       plaintextMax: config.rulePlaintextMax,
       consoleMax: config.rulesConsoleMaxChars,
     };
-    const result = await scanner.scan(task, size, ctx.signal);
+    const result = await scanInShare(share, ctx, () => scanner.scan(task, size, ctx.signal));
     if (!result.ok) {
       const detail =
         result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
@@ -104,11 +125,41 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
       return {
         yara: wasmStatus(pool, config.yaraWorkers),
         yara_native: nativeStatus(native, scanner, config.yaraWorkers),
+        yara_share: shareStatus(share),
       };
     },
     async close() {
       await Promise.all([pool.destroy(), native?.close()]);
     },
+  };
+}
+
+/** Runs `scan` in the client's share of the workers; a caller without a client (internal) is not held. */
+async function scanInShare<T>(share: ClientShare, ctx: ProcessorContext, scan: () => Promise<T>): Promise<T> {
+  if (ctx.client === undefined) return scan();
+  let leave: () => void;
+  try {
+    leave = await share.enter(ctx.client, ctx.signal);
+  } catch {
+    throw new ProcessorFailure(
+      "aborted",
+      "The client went away while its earlier scans ran; nothing was scanned.",
+    );
+  }
+  try {
+    return await scan();
+  } finally {
+    leave();
+  }
+}
+
+/** The client share in health: its size, and how many scans waited for their client's earlier ones. */
+function shareStatus(share: ClientShare) {
+  return {
+    ready: true,
+    detail:
+      `each client (remote address) runs ${share.perClient} YARA scan(s) at once (RULES_CLIENT_SHARE); ` +
+      `${share.held} scans waited for their client's earlier ones`,
   };
 }
 

@@ -89,6 +89,7 @@ function compile(
   if (refusal) throw new InvalidRules(refusal.code, refusal.detail);
   const started = performance.now();
   const compiled = build(source);
+  if (limits.refuseLargeLoops) refuseLargeLoops(compiled);
   cache.set(key, compiled, cacheSize);
   return { compiled, compiledNow: true, ms: performance.now() - started };
 }
@@ -107,6 +108,21 @@ function build(source: string): Compiled {
     throw new InvalidRules("invalid_rules", compilerErrors(compiler, undefined));
   const warnings = [...compiler.warnings];
   return { rules: compiler.build(), warnings };
+}
+
+/**
+ * YARA-X warns `too_many_iterations` when a loop's constant range (nested loops multiplied) reaches
+ * a million iterations: `for any i in (0..2^63-2)` would run for days, and neither build's own
+ * timeout stops it. Refused before it holds a scan process (issue 27, M3).
+ */
+function refuseLargeLoops(compiled: Compiled): void {
+  const warning = compiled.warnings.find((w) => w.startsWith("warning[too_many_iterations]"));
+  if (warning === undefined) return;
+  compiled.rules.free();
+  throw new InvalidRules(
+    "rules_too_complex",
+    `A loop of these rules iterates a million times or more (RULES_LARGE_LOOPS=refuse):\n${warning}`,
+  );
 }
 
 /** The catalogue of the source's rules, from one scan of its meta probe on an empty input. */
