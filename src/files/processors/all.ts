@@ -4,7 +4,7 @@
  * rulematch runs by default only when a `rules` field is sent (otherwise it is left out), and iocs reuses the
  * extractor's `extra.iocs` when both run, so the file is extracted once.
  */
-import type { FastifyBaseLogger, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { badRequest, HttpError } from "../../common/errors.ts";
 import { type App, MULTIPART_BODY } from "../../common/http.ts";
@@ -156,7 +156,7 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
         response: { 200: Type.Ref("Analysis_AllResult_"), 400: ErrorSchema },
       },
     },
-    async (req: FastifyRequest<{ Querystring: { processors?: string } }>) => {
+    async (req: FastifyRequest<{ Querystring: { processors?: string } }>, reply: FastifyReply) => {
       // Bad names in the query are refused before the upload is read.
       if (req.query.processors !== undefined) chooseProcessors(processors, req.query.processors);
       const upload = await receiveUpload(req, limits, {
@@ -168,7 +168,10 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
       const noRules = (upload.fields.rules ?? "").trim() === "";
       if (noRules && !named?.trim()) chosen = chosen.filter((p) => p.name !== "rulematch");
       const controller = new AbortController();
-      req.raw.once("close", () => controller.abort());
+      // The request itself is closed once its body is read: only the response tells the client left.
+      reply.raw.once("close", () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
       const { processors: _, ...fields } = upload.fields;
       return answer(
         await runAll(chosen, upload.file, fields, {

@@ -58,6 +58,8 @@ export class SandboxProcess {
   #jobs = 0;
   #killed = false;
   exited = false;
+  /** When it was told to die (Date.now()), if it was. */
+  killedAt: number | undefined;
   /** It answered "ready" once (a process that dies before is not restarted for warmth). */
   started = false;
 
@@ -144,6 +146,7 @@ export class SandboxProcess {
   kill(): void {
     if (this.exited || this.child.pid === undefined) return;
     this.#killed = true;
+    this.killedAt ??= Date.now();
     try {
       process.kill(-this.child.pid, "SIGKILL");
     } catch {

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { findPrlimit } from "../../../sandbox/memory.ts";
-import { SandboxFailure, SandboxPool } from "../../../sandbox/pool.ts";
+import { type PoolHealth, SandboxFailure, SandboxPool } from "../../../sandbox/pool.ts";
 import { ProcessorFailure } from "../../processor.ts";
 import { scanPastBudget } from "../pool.ts";
 import { NATIVE_PACKAGE } from "./binding.ts";
@@ -43,6 +43,11 @@ export class NativeEngine {
 
   get started(): number {
     return this.#pool?.started ?? 0;
+  }
+
+  /** The pool's processes by state and the watchdog's recoveries (undefined before the first native scan). */
+  get health(): PoolHealth | undefined {
+    return this.#pool?.health();
   }
 
   /**
