@@ -155,6 +155,12 @@ export const filesSettings = {
     "Native YARA scan processes kept warm when idle (started with the first native scan).",
     { min: 0, max: 256 },
   ),
+  rulesWorkerRecycleMb: integer(
+    "RULES_WORKER_RECYCLE_MB",
+    64,
+    "A YARA worker thread whose WebAssembly memory grew past this many MB (a large file was scanned) is replaced after its task: that memory never shrinks.",
+    { min: 8 },
+  ),
   rulesClientShare: integer(
     "RULES_CLIENT_SHARE",
     50,

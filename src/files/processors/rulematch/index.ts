@@ -90,6 +90,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
       limits,
       input,
       cacheSize: config.rulesCacheSize,
+      recycleBytes: config.rulesWorkerRecycleMb * MB,
       maxMatchesPerString: config.ruleMaxMatchesPerString,
       plaintextMax: config.rulePlaintextMax,
       consoleMax: config.rulesConsoleMaxChars,

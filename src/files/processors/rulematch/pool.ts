@@ -27,6 +27,8 @@ export class YaraPool {
   private readonly pool: Piscina<ScanTask, TaskResult | ValidateResult>;
   /** Workers retired after an engine fault since the start. */
   retired = 0;
+  /** Tasks run again because the thread given them was ending after a large scan. */
+  rerun = 0;
   lastRetirement: Retirement | undefined;
 
   private readonly options: PoolOptions;
@@ -40,6 +42,9 @@ export class YaraPool {
       idleTimeout: options.idleMs,
       // A worker holding a cached rule set may grow; recycle it rather than keep a bloated heap.
       resourceLimits: { maxOldGenerationSizeMb: 2048 },
+      // An idle thread keeps its event loop turning (not blocked in Atomics.wait): its timers run
+      // (the read buffer is dropped after 10 s, input.ts) and it can end itself after a large scan.
+      atomics: "async",
     });
   }
 
@@ -82,10 +87,13 @@ export class YaraPool {
     );
     const stopScan = watchPhase(status, [PHASE.queued, PHASE.compiling], PHASE.scanning, scanBudgetMs, scan);
     try {
-      return await this.pool.run(
-        { ...task, status },
-        { signal: AbortSignal.any([deadline, clientGone, compile.signal, scan.signal]) },
-      );
+      const signal = AbortSignal.any([deadline, clientGone, compile.signal, scan.signal]);
+      return await this.pool.run({ ...task, status }, { signal }).catch((err: unknown) => {
+        // Handed to a thread that was ending after a large scan (worker.ts): it never began, run it again.
+        if (phaseOf(status) !== PHASE.queued || !isRecycledThread(err)) throw err;
+        this.rerun++;
+        return this.pool.run({ ...task, status }, { signal });
+      });
     } catch (err) {
       throw this.failure(err, status, {
         deadline,
@@ -140,6 +148,10 @@ export class YaraPool {
     return this.pool.destroy();
   }
 }
+
+/** Piscina's error for a task whose thread exited by itself, with code 0, before answering it. */
+const isRecycledThread = (err: unknown) =>
+  err instanceof Error && err.message === "worker exited with code: 0";
 
 /** The answer for a scan stopped at its budget (both engines use it). */
 export function scanPastBudget(budgetMs: number): ProcessorFailure {
