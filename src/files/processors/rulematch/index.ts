@@ -64,6 +64,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
   });
   const share = new ClientShare(
     Math.max(1, Math.floor((config.yaraWorkers * config.rulesClientShare) / 100)),
+    config.yaraWorkers,
   );
   const limits: RuleLimits = {
     maxBytes: config.rulesMaxBytes,
@@ -155,13 +156,13 @@ async function scanInShare<T>(share: ClientShare, ctx: ProcessorContext, scan: (
   }
 }
 
-/** The client share in health: its size, and how many scans waited for their client's earlier ones. */
+/** The turns in health: how many scans at once, per client, and how many had to wait. */
 function shareStatus(share: ClientShare) {
   return {
     ready: true,
     detail:
-      `each client (remote address) runs ${share.perClient} YARA scan(s) at once (RULES_CLIENT_SHARE); ` +
-      `${share.held} scans waited for their client's earlier ones`,
+      `${share.total} YARA scans at once, ${share.perClient} per client (remote address, RULES_CLIENT_SHARE), ` +
+      `the least busy client first; ${share.held} scans waited for their turn`,
   };
 }
 

@@ -1,59 +1,89 @@
 /**
- * One client's share of the rule scan workers: at most `perClient` of its scans run at once, the
- * rest wait in its own line (first come, first served), so a client looping costly rules holds
- * its share and never the whole pool. A client is the request's remote address (ctx.client).
+ * Fair turns at the rule scan workers. At most `total` scans run at once and one client (the
+ * request's remote address, ctx.client) at most `perClient` of them; when a place frees, it goes
+ * to the waiting client that used the least worker time lately (a decaying sum), so a client
+ * looping costly rules — even from several addresses — waits behind the ones that scan little,
+ * and a client's own scans keep their order.
  */
 
 interface Line {
   running: number;
   waiting: Array<() => void>;
+  /** Worker milliseconds used, decayed with USAGE_HALF_LIFE_MS, as of `at`. */
+  usage: number;
+  at: number;
 }
+
+/** How fast past use is forgotten: a minute-old runaway weighs 1/64 of a fresh one. */
+const USAGE_HALF_LIFE_MS = 10_000;
 
 export class ClientShare {
   readonly perClient: number;
+  readonly total: number;
   readonly #lines = new Map<string, Line>();
-  /** Scans that had to wait for their client's share since the start (health shows it). */
+  #running = 0;
+  /** Scans that had to wait for their turn since the start (health shows it). */
   held = 0;
 
-  constructor(perClient: number) {
+  constructor(perClient: number, total: number) {
     this.perClient = perClient;
+    this.total = total;
   }
 
-  /** Waits for a place in `client`'s share; the returned function gives it back (call it once). */
+  /** Waits for a turn for `client`; the returned function ends it (call it once). */
   async enter(client: string, signal: AbortSignal): Promise<() => void> {
     signal.throwIfAborted();
-    const line = this.#lines.get(client) ?? { running: 0, waiting: [] };
+    const line = this.#lines.get(client) ?? { running: 0, waiting: [], usage: 0, at: Date.now() };
     this.#lines.set(client, line);
-    if (line.running < this.perClient) line.running++;
-    else {
+    if (line.waiting.length === 0 && line.running < this.perClient && this.#running < this.total) {
+      line.running++;
+      this.#running++;
+    } else {
       this.held++;
       await waitInLine(line, signal);
     }
+    const started = Date.now();
     let left = false;
     return () => {
       if (left) return;
       left = true;
-      this.#leave(client, line);
+      this.#leave(line, Date.now() - started);
     };
   }
 
-  /** Scans running now for `client` (tests and health). */
-  running(client: string): number {
-    return this.#lines.get(client)?.running ?? 0;
+  #leave(line: Line, ms: number): void {
+    line.usage = decayed(line) + ms;
+    line.at = Date.now();
+    line.running--;
+    this.#running--;
+    this.#handOver();
+    // Clients idle long enough to weigh nothing are forgotten: the map holds recent clients only.
+    for (const [name, l] of this.#lines) {
+      if (l.running === 0 && l.waiting.length === 0 && decayed(l) < 1) this.#lines.delete(name);
+    }
   }
 
-  #leave(client: string, line: Line): void {
-    const next = line.waiting.shift();
-    if (next) {
-      next(); // the place goes to the client's next scan: `running` stays the same
-      return;
+  /** Gives free places to the waiting clients that used the least, one place at a time. */
+  #handOver(): void {
+    while (this.#running < this.total) {
+      let next: Line | undefined;
+      for (const line of this.#lines.values()) {
+        if (line.waiting.length === 0 || line.running >= this.perClient) continue;
+        if (!next || decayed(line) < decayed(next)) next = line;
+      }
+      if (!next) return;
+      next.running++;
+      this.#running++;
+      (next.waiting.shift() as () => void)();
     }
-    line.running--;
-    if (line.running === 0) this.#lines.delete(client);
   }
 }
 
-/** Resolves when a leaving scan hands its place over; rejects (and leaves the line) on abort. */
+function decayed(line: Line): number {
+  return line.usage * 0.5 ** ((Date.now() - line.at) / USAGE_HALF_LIFE_MS);
+}
+
+/** Resolves when a place is handed over; rejects (and leaves the line) on abort. */
 function waitInLine(line: Line, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const given = () => {

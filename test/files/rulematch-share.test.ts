@@ -1,0 +1,65 @@
+/**
+ * The turns at the rule scan workers (share.ts): the caps per client and in all, the freed place
+ * going to the client that used the least worker time lately, a client's own order, and a waiting
+ * scan that gives up leaving no place taken.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ClientShare } from "../../src/files/processors/rulematch/share.ts";
+
+const live = () => new AbortController().signal;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("turns at the rule scan workers", () => {
+  it("holds one client to its share, and all clients to the total", async () => {
+    const share = new ClientShare(1, 2);
+    const a1 = await share.enter("a", live());
+    let a2Entered = false;
+    const a2 = share.enter("a", live()).then((leave) => {
+      a2Entered = true;
+      return leave;
+    });
+    const b1 = await share.enter("b", live()); // a holds one of two: b is not held
+    let c1Entered = false;
+    const c1 = share.enter("c", live()).then((leave) => {
+      c1Entered = true;
+      return leave;
+    });
+    await pause(10);
+    assert.equal(a2Entered, false, "a's second scan waits for its first");
+    assert.equal(c1Entered, false, "c waits: two scans run");
+    b1();
+    (await c1)();
+    a1();
+    (await a2)();
+    assert.equal(share.held, 2);
+  });
+
+  it("gives a freed place to the client that used the least worker time, not the first in line", async () => {
+    const share = new ClientShare(2, 2);
+    const heavy = await share.enter("heavy", live());
+    await pause(60); // heavy holds its place 60 ms: its usage grows
+    heavy();
+    const first = await share.enter("heavy", live());
+    const second = await share.enter("heavy", live());
+    const order: string[] = [];
+    const waitingHeavy = share.enter("heavy", live()).then((leave) => (order.push("heavy"), leave));
+    const waitingLight = share.enter("light", live()).then((leave) => (order.push("light"), leave));
+    first();
+    (await waitingLight)();
+    second();
+    (await waitingHeavy)();
+    assert.deepEqual(order, ["light", "heavy"]);
+  });
+
+  it("lets a waiting scan give up without keeping a place", async () => {
+    const share = new ClientShare(1, 1);
+    const first = await share.enter("a", live());
+    const giveUp = new AbortController();
+    const waiting = share.enter("b", giveUp.signal);
+    giveUp.abort();
+    await assert.rejects(waiting);
+    first();
+    (await share.enter("c", live()))(); // the place is free again
+  });
+});
