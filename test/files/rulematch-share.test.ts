@@ -43,8 +43,13 @@ describe("turns at the rule scan workers", () => {
     const first = await share.enter("heavy", live());
     const second = await share.enter("heavy", live());
     const order: string[] = [];
-    const waitingHeavy = share.enter("heavy", live()).then((leave) => (order.push("heavy"), leave));
-    const waitingLight = share.enter("light", live()).then((leave) => (order.push("light"), leave));
+    const turn = (client: string) =>
+      share.enter(client, live()).then((leave) => {
+        order.push(client);
+        return leave;
+      });
+    const waitingHeavy = turn("heavy");
+    const waitingLight = turn("light");
     first();
     (await waitingLight)();
     second();
