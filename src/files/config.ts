@@ -152,7 +152,7 @@ export const filesSettings = {
   rulesNativeMinProcesses: integer(
     "RULES_NATIVE_MIN_PROCESSES",
     1,
-    "Native YARA scan processes kept warm when idle (started with the first native scan).",
+    "Native YARA scan processes kept idle and ready (started with the first native scan; one taken or killed is replaced at once).",
     { min: 0, max: 256 },
   ),
   rulesWorkerRecycleMb: integer(

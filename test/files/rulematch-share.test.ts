@@ -12,7 +12,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("turns at the rule scan workers", () => {
   it("holds one client to its share, and all clients to the total", async () => {
-    const share = new ClientShare(1, 2);
+    const share = new ClientShare(1, 2, 60_000);
     const a1 = await share.enter("a", live());
     let a2Entered = false;
     const a2 = share.enter("a", live()).then((leave) => {
@@ -36,7 +36,7 @@ describe("turns at the rule scan workers", () => {
   });
 
   it("gives a freed place to the client that used the least worker time, not the first in line", async () => {
-    const share = new ClientShare(2, 2);
+    const share = new ClientShare(2, 2, 60_000);
     const heavy = await share.enter("heavy", live());
     await pause(60); // heavy holds its place 60 ms: its usage grows
     heavy();
@@ -57,8 +57,29 @@ describe("turns at the rule scan workers", () => {
     assert.deepEqual(order, ["light", "heavy"]);
   });
 
+  it("keeps one place from heavy clients together (a whole budget of worker time lately)", async () => {
+    const share = new ClientShare(1, 2, 40);
+    for (const client of ["h1", "h2"]) {
+      const leave = await share.enter(client, live());
+      await pause(60); // 60 ms of worker time: past the 40 ms that makes a client heavy
+      leave();
+    }
+    const h1 = await share.enter("h1", live());
+    let h2Entered = false;
+    const h2 = share.enter("h2", live()).then((leave) => {
+      h2Entered = true;
+      return leave;
+    });
+    const light = await share.enter("light", live()); // the place heavy clients may not take
+    await pause(10);
+    assert.equal(h2Entered, false, "a second heavy client waits though a place was free");
+    light();
+    h1();
+    (await h2)();
+  });
+
   it("lets a waiting scan give up without keeping a place", async () => {
-    const share = new ClientShare(1, 1);
+    const share = new ClientShare(1, 1, 60_000);
     const first = await share.enter("a", live());
     const giveUp = new AbortController();
     const waiting = share.enter("b", giveUp.signal);

@@ -1,7 +1,7 @@
 /**
  * A small pool of sandbox processes for one kind of job (a module whose default export takes a
- * task and returns a result). Processes are started on demand up to `size`, kept warm down to
- * `minIdle`, stopped after `idleMs` unused, and replaced after any failure: a job that kills its
+ * task and returns a result). Processes are started on demand up to `size`, `minIdle` kept idle
+ * and ready (a killed one is replaced at once when the others are busy), stopped after `idleMs` unused, and replaced after any failure: a job that kills its
  * process costs that one job. A process that kept much memory after a job is retired too.
  * A watchdog checks the bookkeeping every second: a process neither running, idle nor starting
  * is lost (nothing would ever hand it a job) and is replaced; health reports each recovery.
@@ -110,7 +110,9 @@ export class SandboxPool<Task, Result> {
     for (let idle = this.#idle.pop(); idle; idle = this.#idle.pop()) {
       clearTimeout(this.#idleTimers.get(idle));
       this.#idleTimers.delete(idle);
-      if (idle.alive) return idle; // one being killed is dropped: its exit frees its place
+      if (!idle.alive) continue; // one being killed is dropped: its exit frees its place
+      this.#keepWarm(); // the next job finds a spare ready too
+      return idle;
     }
     if (this.#all.size < this.options.size) {
       const proc = this.#start();
@@ -152,7 +154,7 @@ export class SandboxPool<Task, Result> {
     this.#idleTimers.set(
       proc,
       setTimeout(() => {
-        if (this.#all.size <= this.options.minIdle) return;
+        if (this.#idle.length <= this.options.minIdle) return;
         this.#idle = this.#idle.filter((p) => p !== proc);
         proc.kill();
       }, this.options.idleMs).unref(),
@@ -233,9 +235,13 @@ export class SandboxPool<Task, Result> {
     this.#lastRecovery = { at: new Date().toISOString(), detail: found.join("; ") };
   }
 
-  /** Starts processes until `minIdle` exist, so the next job does not wait for Node to boot. */
+  /**
+   * Starts processes until `minIdle` are idle or starting (within `size`), so the next job does
+   * not wait for Node to boot — also when the others are busy and one was just killed.
+   */
   #keepWarm(): void {
-    while (!this.#closed && this.#all.size < Math.min(this.options.minIdle, this.options.size)) {
+    const ready = () => this.#idle.length + [...this.#all].filter((p) => !p.started).length;
+    while (!this.#closed && this.#all.size < this.options.size && ready() < this.options.minIdle) {
       const proc = this.#start();
       proc.ready.then(
         () => this.#release(proc),

@@ -65,6 +65,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
   const share = new ClientShare(
     Math.max(1, Math.floor((config.yaraWorkers * config.rulesClientShare) / 100)),
     config.yaraWorkers,
+    config.rulesScanBudgetMs / 2,
   );
   const limits: RuleLimits = {
     maxBytes: config.rulesMaxBytes,
@@ -162,7 +163,7 @@ function shareStatus(share: ClientShare) {
     ready: true,
     detail:
       `${share.total} YARA scans at once, ${share.perClient} per client (remote address, RULES_CLIENT_SHARE), ` +
-      `the least busy client first; ${share.held} scans waited for their turn`,
+      `the least busy client first, heavy clients ${share.total - 1} at most together; ${share.held} scans waited for their turn`,
   };
 }
 

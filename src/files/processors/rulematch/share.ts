@@ -1,9 +1,10 @@
 /**
  * Fair turns at the rule scan workers. At most `total` scans run at once and one client (the
  * request's remote address, ctx.client) at most `perClient` of them; when a place frees, it goes
- * to the waiting client that used the least worker time lately (a decaying sum), so a client
- * looping costly rules — even from several addresses — waits behind the ones that scan little,
- * and a client's own scans keep their order.
+ * to the waiting client that used the least worker time lately (a decaying sum), and a client's
+ * own scans keep their order. Heavy clients (half a scan budget of worker time lately) hold at
+ * most `total - 1` places together: one stays for the others, so runaway loops from several
+ * addresses cannot take every worker.
  */
 
 interface Line {
@@ -14,20 +15,26 @@ interface Line {
   at: number;
 }
 
-/** How fast past use is forgotten: a minute-old runaway weighs 1/64 of a fresh one. */
-const USAGE_HALF_LIFE_MS = 10_000;
+/**
+ * How fast past use is forgotten: a client that ran one full scan budget stays heavy for about a
+ * minute (with 10 s, four runaway clients taking turns decayed below heavy between turns).
+ */
+const USAGE_HALF_LIFE_MS = 60_000;
 
 export class ClientShare {
   readonly perClient: number;
   readonly total: number;
+  /** Worker time lately (decayed ms) from which a client is heavy. */
+  readonly heavyMs: number;
   readonly #lines = new Map<string, Line>();
   #running = 0;
   /** Scans that had to wait for their turn since the start (health shows it). */
   held = 0;
 
-  constructor(perClient: number, total: number) {
+  constructor(perClient: number, total: number, heavyMs: number) {
     this.perClient = perClient;
     this.total = total;
+    this.heavyMs = heavyMs;
   }
 
   /** Waits for a turn for `client`; the returned function ends it (call it once). */
@@ -35,7 +42,7 @@ export class ClientShare {
     signal.throwIfAborted();
     const line = this.#lines.get(client) ?? { running: 0, waiting: [], usage: 0, at: Date.now() };
     this.#lines.set(client, line);
-    if (line.waiting.length === 0 && line.running < this.perClient && this.#running < this.total) {
+    if (line.waiting.length === 0 && this.#mayRun(line)) {
       line.running++;
       this.#running++;
     } else {
@@ -63,12 +70,20 @@ export class ClientShare {
     }
   }
 
+  #mayRun(line: Line): boolean {
+    if (line.running >= this.perClient || this.#running >= this.total) return false;
+    if (this.total < 2 || decayed(line) < this.heavyMs) return true;
+    let heavy = 0;
+    for (const l of this.#lines.values()) if (decayed(l) >= this.heavyMs) heavy += l.running;
+    return heavy < this.total - 1;
+  }
+
   /** Gives free places to the waiting clients that used the least, one place at a time. */
   #handOver(): void {
     while (this.#running < this.total) {
       let next: Line | undefined;
       for (const line of this.#lines.values()) {
-        if (line.waiting.length === 0 || line.running >= this.perClient) continue;
+        if (line.waiting.length === 0 || !this.#mayRun(line)) continue;
         if (!next || decayed(line) < decayed(next)) next = line;
       }
       if (!next) return;
