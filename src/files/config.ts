@@ -160,8 +160,38 @@ export const filesSettings = {
   rulesNativeMinProcesses: integer(
     "RULES_NATIVE_MIN_PROCESSES",
     1,
-    "Native YARA scan processes kept warm when idle (started with the first native scan).",
+    "Native YARA scan processes kept idle and ready (started with the first native scan; one taken or killed is replaced at once).",
     { min: 0, max: 256 },
+  ),
+  rulesWorkerRecycleMb: integer(
+    "RULES_WORKER_RECYCLE_MB",
+    64,
+    "A YARA worker thread whose WebAssembly memory grew past this many MB (a large file was scanned) is replaced after its task: that memory never shrinks.",
+    { min: 8 },
+  ),
+  rulesClientShare: integer(
+    "RULES_CLIENT_SHARE",
+    50,
+    "Share of the YARA scan workers one client (remote address) may hold at once, in percent (at least one scan each).",
+    { min: 1, max: 100 },
+  ),
+  rulesScanBudgetMs: integer(
+    "RULES_SCAN_BUDGET_MS",
+    2000,
+    "Time a YARA scan may run on a small file, in ms, plus RULES_SCAN_BUDGET_MS_PER_MB per MB of the file (SCAN_TIMEOUT_MS at most).",
+    { min: 1 },
+  ),
+  rulesScanBudgetMsPerMb: integer(
+    "RULES_SCAN_BUDGET_MS_PER_MB",
+    250,
+    "Time a YARA scan may run per MB of the file, in ms, beyond RULES_SCAN_BUDGET_MS.",
+    { min: 0 },
+  ),
+  rulesLargeLoops: oneOf(
+    "RULES_LARGE_LOOPS",
+    "refuse",
+    "YARA loops YARA-X warns iterate too many times (too_many_iterations): refuse (400 rules_too_complex) or allow (the scan budget ends them).",
+    ["refuse", "allow"],
   ),
   rulesConsoleMaxChars: integer(
     "RULES_CONSOLE_MAX_CHARS",

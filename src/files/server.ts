@@ -154,11 +154,14 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
         response: { 200: refs.answer, 400: ErrorSchema, 501: ErrorSchema },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const controller = new AbortController();
-      const ctx = { log: req.log, signal: controller.signal };
+      const ctx = { log: req.log, signal: controller.signal, client: req.ip };
       const { upload, streaming } = await receiveForProcessor(req, processor, limits, ctx);
-      req.raw.once("close", () => controller.abort());
+      // The request itself is closed once its body is read: only the response tells the client left.
+      reply.raw.once("close", () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
       const started = performance.now();
       let output: ProcessorOutput;
       try {

@@ -41,8 +41,25 @@ rule mz : tag { meta: author = "x" n = -1 strings: $a = "(((((((((" $h = { 4D 5A
     assert.equal(code(`rule a { condition: ${"not ".repeat(9)}true }`), "rules_too_complex");
     assert.equal(code(`rule a { condition: ${"-".repeat(9)}1 != 7 }`), "rules_too_complex");
     assert.equal(code(`rule a { condition: ${"not (".repeat(5)}true${")".repeat(5)} }`), "rules_too_complex");
-    // Binary minus is no chain.
-    assert.equal(code(`rule a { condition: ${"1 - ".repeat(50)}1 < 0 }`), undefined);
+  });
+
+  it("counts chains of binary operators as nesting (issue 27 L1), and and/or as no chain", () => {
+    // 1 + 1 - 1 …: each operator is a level of the compiler's tree, with or without brackets.
+    assert.equal(code(`rule a { condition: ${"1 - ".repeat(5)}1 < 0 }`), undefined);
+    assert.equal(code(`rule a { condition: ${"1 + 1 - ".repeat(50)}1 < 0 }`), "rules_too_complex");
+    assert.equal(
+      code(`rule a { condition: ${"1 * (1 \\ ".repeat(3)}1${")".repeat(3)} > 0 }`),
+      "rules_too_complex",
+    );
+    assert.equal(code(`rule a { condition: 1 ${"| 1 & 1 ".repeat(5)}> 0 }`), "rules_too_complex");
+    assert.match(
+      checkRules(`rule a { condition: ${"1 + 1 - ".repeat(5000)}1 < 0 }`, LIMITS)?.detail ?? "",
+      /chains of binary operators \(RULES_MAX_DEPTH\)/,
+    );
+    // A chain ends at and/or, a comma or a colon: long conditions of short comparisons pass.
+    const terms = Array.from({ length: 40 }, (_, i) => `uint8(${i}) + 1 == ${i} * 2`);
+    assert.equal(code(`rule a { condition: ${terms.join(" and ")} or ${terms.join(" or ")} }`), undefined);
+    assert.equal(code(`rule a { condition: for any i in (0..4) : (uint8(i) == 1) }`), undefined);
   });
 
   it("ignores brackets inside strings, comments and regexes", () => {

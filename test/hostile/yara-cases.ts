@@ -21,6 +21,14 @@ const rulesOf = (n: number, make: (i: number) => string) => times(n, (i) => `rul
 /** Bytes of a file whose every position is worth a loop iteration. */
 const bigFile = (n: number) => "a".repeat(n);
 
+/** Issue 27's runaway loop, spelled so that it runs (`2^63` is XOR in YARA): 70 bytes. */
+export const CONSTANT_LOOP = "rule a { condition: for any i in (0..9223372036854775806) : (i < 0) }";
+/** A runaway loop no compiler check sees: its bounds are read from the file (LOOP_FILE). */
+export const FILE_BOUNDED_LOOP =
+  "rule a { condition: for any i in (0..uint32(0)) : (for any j in (0..uint32(0)) : (i + j < 0)) }";
+export const LOOP_FILE = new Uint8Array([0xff, 0xff, 0xff, 0xff, ...new TextEncoder().encode("loop")]);
+export const BINARY_CHAIN = `rule a { condition: ${"1 + 1 - ".repeat(2500)}1 > 0 }`;
+
 const REFUSED_OR_ENGINE = ["400:rules_too_complex", "200:engine_error"];
 const RAN_OR_STOPPED = ["200:ok", "200:timeout"];
 
@@ -125,6 +133,25 @@ export const YARA_CASES: YaraCase[] = [
     accept: ["400:module_not_allowed"],
   },
   { name: "include of a server file", rules: 'include "/etc/passwd"', accept: ["400:invalid_rules"] },
+  {
+    // Issue 27 L1: mixed operators nest in the compiler's tree; 1000 of them overflowed its stack.
+    name: "chain of 5000 binary operators (1 + 1 - 1 …)",
+    rules: BINARY_CHAIN,
+    accept: ["400:rules_too_complex"],
+  },
+  {
+    // Issue 27 M3: held a scan process for the whole SCAN_TIMEOUT_MS; refused after compiling now.
+    name: "constant loop over 2^63 iterations",
+    rules: CONSTANT_LOOP,
+    accept: ["400:rules_too_complex"],
+  },
+  {
+    // The file's first four bytes bound two nested loops (2^64 iterations): no compiler warning, the budget ends it.
+    name: "loops bounded by the file (2^64 iterations)",
+    rules: FILE_BOUNDED_LOOP,
+    file: LOOP_FILE,
+    accept: ["200:timeout"],
+  },
 ];
 
 /** An ordinary rule set and the file it matches: what a caller does after an attack. */

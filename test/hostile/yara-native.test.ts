@@ -5,12 +5,12 @@
  * WebAssembly build refuses never reaches native code. The same PID serves throughout.
  */
 import assert from "node:assert/strict";
-import { readdir, readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import { postFile } from "../helpers/files-server.ts";
 import { type Json, json } from "../helpers/json.ts";
 import { assertSurvived, type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 import { ORDINARY_FILE, ORDINARY_RULES, parens } from "./yara-cases.ts";
+import { cpuTicks, nativeChildren } from "./yara-processes.ts";
 
 /** A regex tried at every byte of a run of "a" (60 bytes each time, never matching): ≈ 6 s per MB natively. */
 const SLOW_RULES = "rule slow { strings: $r = /a[^b]{0,60}b/ condition: $r }";
@@ -44,27 +44,9 @@ async function ordinaryNativeScan(server: RealProcess): Promise<Response> {
   return res;
 }
 
-/** The native scan process the service started (its child running native/child.ts). */
+/** The native scan process the service started (the first if several). */
 async function nativeChild(serverPid: number): Promise<number | undefined> {
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = await readFile(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8");
-      if (ppid === serverPid && cmdline.includes("rulematch/native/child.ts")) return Number(name);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return undefined;
-}
-
-/** CPU ticks a process has used (user + system). */
-async function cpuTicks(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
+  return (await nativeChildren(serverPid))[0];
 }
 
 describe("the native YARA-X engine in a real files process", () => {
@@ -74,6 +56,7 @@ describe("the native YARA-X engine in a real files process", () => {
       YARA_WORKERS: "1",
       RULES_MAX_DEPTH: "100000",
       SCAN_TIMEOUT_MS: "60000",
+      RULES_SCAN_BUDGET_MS: "60000", // the slow scans here must run until the test kills them
     });
   });
   after(() => server.close());
@@ -91,10 +74,11 @@ describe("the native YARA-X engine in a real files process", () => {
     await ordinaryNativeScan(server);
     const pid = await nativeChild(server.pid);
     assert.ok(pid, "a native scan process runs");
-    const start = await cpuTicks(pid);
+    const start = (await cpuTicks(pid)) ?? 0;
     const pending = scan(server, SLOW_RULES, slowFile(200_000));
     // Killed once it has been scanning for a while (10 ticks of CPU), like a native fault would.
-    while ((await cpuTicks(pid)) - start < 10) await new Promise((r) => setTimeout(r, 20));
+    while (((await cpuTicks(pid)) ?? Number.POSITIVE_INFINITY) - start < 10)
+      await new Promise((r) => setTimeout(r, 20));
     process.kill(pid, "SIGSEGV");
     const entry = await entryOf(await pending);
     assert.equal(entry.success, true, JSON.stringify(entry.error));

@@ -4,7 +4,7 @@
  * rulematch runs by default only when a `rules` field is sent (otherwise it is left out), and iocs reuses the
  * extractor's `extra.iocs` when both run, so the file is extracted once.
  */
-import type { FastifyBaseLogger, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { badRequest, HttpError } from "../../common/errors.ts";
 import { type App, MULTIPART_BODY } from "../../common/http.ts";
@@ -53,7 +53,7 @@ async function runOne(
   p: Processor,
   file: UploadedFile,
   fields: Record<string, string>,
-  ctx: { log: FastifyBaseLogger; signal: AbortSignal },
+  ctx: { log: FastifyBaseLogger; signal: AbortSignal; client?: string },
 ): Promise<Entry> {
   try {
     const out = await p.run(file, fields, ctx);
@@ -86,7 +86,7 @@ async function runAll(
   chosen: Processor[],
   file: UploadedFile,
   fields: Record<string, string>,
-  ctx: { log: FastifyBaseLogger; signal: AbortSignal },
+  ctx: { log: FastifyBaseLogger; signal: AbortSignal; client?: string },
 ): Promise<Entry[]> {
   const extractor = chosen.find((p) => p.name === "extractor");
   const iocs = chosen.find((p) => p.name === "iocs");
@@ -156,7 +156,7 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
         response: { 200: Type.Ref("Analysis_AllResult_"), 400: ErrorSchema },
       },
     },
-    async (req: FastifyRequest<{ Querystring: { processors?: string } }>) => {
+    async (req: FastifyRequest<{ Querystring: { processors?: string } }>, reply: FastifyReply) => {
       // Bad names in the query are refused before the upload is read.
       if (req.query.processors !== undefined) chooseProcessors(processors, req.query.processors);
       const upload = await receiveUpload(req, limits, {
@@ -168,9 +168,18 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
       const noRules = (upload.fields.rules ?? "").trim() === "";
       if (noRules && !named?.trim()) chosen = chosen.filter((p) => p.name !== "rulematch");
       const controller = new AbortController();
-      req.raw.once("close", () => controller.abort());
+      // The request itself is closed once its body is read: only the response tells the client left.
+      reply.raw.once("close", () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
       const { processors: _, ...fields } = upload.fields;
-      return answer(await runAll(chosen, upload.file, fields, { log: req.log, signal: controller.signal }));
+      return answer(
+        await runAll(chosen, upload.file, fields, {
+          log: req.log,
+          signal: controller.signal,
+          client: req.ip,
+        }),
+      );
     },
   );
 }

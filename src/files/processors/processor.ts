@@ -19,6 +19,8 @@ export interface ProcessorContext {
   log: FastifyBaseLogger;
   /** Aborted when the client goes away: long work should stop. */
   signal: AbortSignal;
+  /** Who asked (the remote address): a processor may bound one client's share of its workers. */
+  client?: string;
 }
 
 /** Work fed with an upload's bytes while they arrive (see `Processor.startRun`). */

@@ -1,8 +1,10 @@
 /**
  * A small pool of sandbox processes for one kind of job (a module whose default export takes a
- * task and returns a result). Processes are started on demand up to `size`, kept warm down to
- * `minIdle`, stopped after `idleMs` unused, and replaced after any failure: a job that kills its
+ * task and returns a result). Processes are started on demand up to `size`, `minIdle` kept idle
+ * and ready (a killed one is replaced at once when the others are busy), stopped after `idleMs` unused, and replaced after any failure: a job that kills its
  * process costs that one job. A process that kept much memory after a job is retired too.
+ * A watchdog checks the bookkeeping every second: a process neither running, idle nor starting
+ * is lost (nothing would ever hand it a job) and is replaced; health reports each recovery.
  */
 import { type ProcessLimits, SandboxFailure, SandboxProcess } from "./process.ts";
 
@@ -19,6 +21,20 @@ interface Waiter {
   fail(err: unknown): void;
 }
 
+export interface PoolHealth {
+  busy: number;
+  idle: number;
+  starting: number;
+  waiting: number;
+  /** Processes the watchdog replaced (lost by the bookkeeping) since the start, and the last time. */
+  recovered: number;
+  lastRecovery: { at: string; detail: string } | null;
+}
+
+/** How often the watchdog looks (a lost process is found within this, whatever the traffic). */
+const WATCHDOG_MS = 1000;
+/** A process killed this long ago and still not reported gone is forgotten (its slot freed). */
+const EXIT_GRACE_MS = 5000;
 /** After a job, a process holding more than this share of its memory limit is not reused. */
 const RETIRE_SHARE = 0.5;
 const MB = 1024 * 1024;
@@ -26,6 +42,10 @@ const MB = 1024 * 1024;
 export class SandboxPool<Task, Result> {
   #all = new Set<SandboxProcess>();
   #idle: SandboxProcess[] = [];
+  #busy = new Set<SandboxProcess>();
+  #recovered = 0;
+  #lastRecovery: PoolHealth["lastRecovery"] = null;
+  readonly #watchdog: NodeJS.Timeout;
   #idleTimers = new Map<SandboxProcess, NodeJS.Timeout>();
   #waiters: Waiter[] = [];
   #closed = false;
@@ -39,27 +59,44 @@ export class SandboxPool<Task, Result> {
   constructor(options: PoolOptions) {
     this.options = options;
     this.#keepWarm();
+    this.#watchdog = setInterval(() => this.#audit(), WATCHDOG_MS).unref();
+  }
+
+  health(): PoolHealth {
+    const all = [...this.#all];
+    return {
+      busy: this.#busy.size,
+      idle: this.#idle.length,
+      starting: all.filter((p) => !p.started).length,
+      waiting: this.#waiters.length,
+      recovered: this.#recovered,
+      lastRecovery: this.#lastRecovery,
+    };
   }
 
   get started(): number {
     return this.#all.size;
   }
 
-  async run(task: Task, signal: AbortSignal): Promise<Result> {
+  /** Runs one job in a process, within `timeoutMs` once it started (the pool's limit when not given). */
+  async run(task: Task, signal: AbortSignal, timeoutMs?: number): Promise<Result> {
     const proc = await this.#acquire(signal);
+    this.#busy.add(proc);
     try {
-      return (await proc.run(task, signal)) as Result;
+      return (await proc.run(task, signal, timeoutMs)) as Result;
     } catch (err) {
       if (err instanceof SandboxFailure && err.kind !== "aborted")
         this.lastFailure = { at: new Date().toISOString(), kind: err.kind, message: err.message };
       throw err;
     } finally {
+      this.#busy.delete(proc);
       this.#release(proc);
     }
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#watchdog);
     for (const timer of this.#idleTimers.values()) clearTimeout(timer);
     const exits = [...this.#all].map(
       (p) => new Promise((r) => (p.exited ? r(null) : p.child.once("exit", r))),
@@ -70,10 +107,11 @@ export class SandboxPool<Task, Result> {
 
   async #acquire(signal: AbortSignal): Promise<SandboxProcess> {
     signal.throwIfAborted();
-    const idle = this.#idle.pop();
-    if (idle?.alive) {
+    for (let idle = this.#idle.pop(); idle; idle = this.#idle.pop()) {
       clearTimeout(this.#idleTimers.get(idle));
       this.#idleTimers.delete(idle);
+      if (!idle.alive) continue; // one being killed is dropped: its exit frees its place
+      this.#keepWarm(); // the next job finds a spare ready too
       return idle;
     }
     if (this.#all.size < this.options.size) {
@@ -116,7 +154,7 @@ export class SandboxPool<Task, Result> {
     this.#idleTimers.set(
       proc,
       setTimeout(() => {
-        if (this.#all.size <= this.options.minIdle) return;
+        if (this.#idle.length <= this.options.minIdle) return;
         this.#idle = this.#idle.filter((p) => p !== proc);
         proc.kill();
       }, this.options.idleMs).unref(),
@@ -139,29 +177,71 @@ export class SandboxPool<Task, Result> {
     return proc;
   }
 
-  /** A process ended (killed, crashed or stopped for idling): the next waiter gets a fresh one. */
+  /**
+   * A process ended (killed, crashed or stopped for idling): a fresh one is started when scans
+   * wait, and goes to whichever waiter is first when it is ready. It is never promised to one
+   * waiter while it boots: that waiter may leave meanwhile, and its process was then lost for
+   * good (issue 27 M7: every slot lost that way, the pool wedged with its processes idle).
+   */
   #forget(proc: SandboxProcess): void {
     this.#all.delete(proc);
+    this.#busy.delete(proc);
     this.#idle = this.#idle.filter((p) => p !== proc);
     clearTimeout(this.#idleTimers.get(proc));
     this.#idleTimers.delete(proc);
     if (this.#closed) return;
-    const waiter = this.#waiters.shift();
-    if (waiter) {
-      const fresh = this.#start();
-      fresh.ready.then(
-        () => waiter.give(fresh),
-        (err) => waiter.fail(err),
-      );
-    } else if (proc.started) {
+    if (this.#waiters.length > 0) this.#startForWaiters();
+    else if (proc.started) {
       // One that never started would fail again at once: the next job retries, no loop of restarts.
       this.#keepWarm();
     }
   }
 
-  /** Starts processes until `minIdle` exist, so the next job does not wait for Node to boot. */
+  #startForWaiters(): void {
+    const fresh = this.#start();
+    fresh.ready.then(
+      () => this.#release(fresh),
+      (err: unknown) => this.#waiters.shift()?.fail(err),
+    );
+  }
+
+  /**
+   * The watchdog's round: idle processes while jobs wait are handed over; a live process that is
+   * neither running, idle nor starting is killed (its exit starts a fresh one for the waiters);
+   * one killed long ago that never said it exited is forgotten. Each is counted for health.
+   */
+  #audit(): void {
+    if (this.#closed) return;
+    const found: string[] = [];
+    while (this.#waiters.length > 0 && this.#idle.length > 0) {
+      const proc = this.#idle.pop() as SandboxProcess;
+      clearTimeout(this.#idleTimers.get(proc));
+      this.#idleTimers.delete(proc);
+      found.push(`process ${proc.child.pid} idle while ${this.#waiters.length} jobs waited`);
+      this.#release(proc);
+    }
+    const now = Date.now();
+    for (const proc of this.#all) {
+      if (proc.alive && proc.started && !this.#busy.has(proc) && !this.#idle.includes(proc)) {
+        found.push(`process ${proc.child.pid} was neither running, idle nor starting`);
+        proc.kill();
+      } else if (!proc.exited && proc.killedAt !== undefined && now - proc.killedAt > EXIT_GRACE_MS) {
+        found.push(`process ${proc.child.pid} never reported its exit`);
+        this.#forget(proc);
+      }
+    }
+    if (found.length === 0) return;
+    this.#recovered += found.length;
+    this.#lastRecovery = { at: new Date().toISOString(), detail: found.join("; ") };
+  }
+
+  /**
+   * Starts processes until `minIdle` are idle or starting (within `size`), so the next job does
+   * not wait for Node to boot — also when the others are busy and one was just killed.
+   */
   #keepWarm(): void {
-    while (!this.#closed && this.#all.size < Math.min(this.options.minIdle, this.options.size)) {
+    const ready = () => this.#idle.length + [...this.#all].filter((p) => !p.started).length;
+    while (!this.#closed && this.#all.size < this.options.size && ready() < this.options.minIdle) {
       const proc = this.#start();
       proc.ready.then(
         () => this.#release(proc),

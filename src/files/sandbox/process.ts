@@ -58,6 +58,8 @@ export class SandboxProcess {
   #jobs = 0;
   #killed = false;
   exited = false;
+  /** When it was told to die (Date.now()), if it was. */
+  killedAt: number | undefined;
   /** It answered "ready" once (a process that dies before is not restarted for warmth). */
   started = false;
 
@@ -97,9 +99,9 @@ export class SandboxProcess {
     return !this.exited && !this.#killed;
   }
 
-  /** Runs one job; the process must be ready and idle. */
-  run(task: unknown, signal: AbortSignal): Promise<unknown> {
-    const { label, memoryMb, timeoutMs } = this.limits;
+  /** Runs one job within `timeoutMs` (the pool's limit when not given); the process must be ready and idle. */
+  run(task: unknown, signal: AbortSignal, timeoutMs = this.limits.timeoutMs): Promise<unknown> {
+    const { label, memoryMb } = this.limits;
     return new Promise((resolve, reject) => {
       const stop = (failure: SandboxFailure) => {
         this.#stoppedFor ??= failure;
@@ -144,6 +146,7 @@ export class SandboxProcess {
   kill(): void {
     if (this.exited || this.child.pid === undefined) return;
     this.#killed = true;
+    this.killedAt ??= Date.now();
     try {
       process.kill(-this.child.pid, "SIGKILL");
     } catch {

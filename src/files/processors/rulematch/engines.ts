@@ -35,39 +35,47 @@ interface Checked {
 /** `console` output is captured by the WebAssembly worker only; a mention in a comment just costs speed. */
 const USES_CONSOLE = /\bimport\s+"console"/;
 
+export interface ScannerOptions {
+  /** Largest file the native engine scans (RULES_NATIVE_MAX_BYTES). */
+  nativeMaxBytes: number;
+  /** How long the scan of a file of `size` bytes may run once an engine took it, in ms. */
+  budgetMs(size: number): number;
+}
+
 export class RuleScanner {
   readonly #wasm: YaraPool;
   readonly #native: NativeEngine | undefined;
-  readonly #nativeMaxBytes: number;
+  readonly #options: ScannerOptions;
   readonly #known = new Lru<KnownSource>();
   /** Scans answered natively, and by the WebAssembly build instead (with the last reason). */
   nativeAnswers = 0;
   fallbacks = 0;
   lastFallback: string | undefined;
 
-  constructor(wasm: YaraPool, native: NativeEngine | undefined, nativeMaxBytes: number) {
+  constructor(wasm: YaraPool, native: NativeEngine | undefined, options: ScannerOptions) {
     this.#wasm = wasm;
     this.#native = native;
-    this.#nativeMaxBytes = nativeMaxBytes;
+    this.#options = options;
   }
 
   /** Scans `task.input` (`size` bytes). */
   async scan(task: Task, size: number, signal: AbortSignal): Promise<TaskResult> {
     const native = this.#native;
+    const budgetMs = this.#options.budgetMs(size);
     // Past RULES_NATIVE_MAX_BYTES the per-scan cost no longer matters and the WebAssembly build
     // (a newer YARA-X) is faster per byte on some patterns (hex jumps, nocase: 2× on 20 MB).
     if (
       !native ||
       native.unavailable !== null ||
-      size > this.#nativeMaxBytes ||
+      size > this.#options.nativeMaxBytes ||
       USES_CONSOLE.test(task.rules)
     )
-      return this.#wasm.scan(task, signal);
+      return this.#wasm.scan(task, signal, budgetMs);
     const key = createHash("sha256").update(task.rules).digest("hex");
     const checked = await this.#validated(task, key, signal);
     if (!checked.ok) return checked;
-    const answer = await this.#nativeAnswer(native, { ...task, key }, checked, signal);
-    return typeof answer === "string" ? this.#fallback(task, signal, answer, checked) : answer;
+    const answer = await this.#nativeAnswer(native, { ...task, key }, checked, signal, budgetMs);
+    return typeof answer === "string" ? this.#fallback(task, signal, answer, checked, budgetMs) : answer;
   }
 
   /** The native engine's answer, completed from the catalogue; or why the WebAssembly build must answer. */
@@ -76,11 +84,12 @@ export class RuleScanner {
     task: NativeTask,
     checked: Checked,
     signal: AbortSignal,
+    budgetMs: number,
   ): Promise<TaskResult | string> {
     const { source } = checked;
     if (source.nativeRefused !== undefined) return source.nativeRefused;
     if (!source.catalogue) return "the meta probe did not compile";
-    const outcome = await native.scan(task, signal);
+    const outcome = await native.scan(task, signal, budgetMs);
     if (!outcome.ok) {
       if (outcome.refused) source.nativeRefused = outcome.why;
       return outcome.why;
@@ -121,10 +130,11 @@ export class RuleScanner {
     signal: AbortSignal,
     why: string,
     checked: { compiledNow: boolean; compileMs: number },
+    budgetMs: number,
   ): Promise<TaskResult> {
     this.fallbacks++;
     this.lastFallback = why;
-    const result = await this.#wasm.scan(task, signal);
+    const result = await this.#wasm.scan(task, signal, budgetMs);
     if (!result.ok) return result;
     return {
       ...result,

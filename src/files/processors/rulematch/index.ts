@@ -3,20 +3,31 @@
  * (400 before any compiling; run in the worker, as a megabyte of source takes tens of ms), then
  * compiled by YARA-X's WebAssembly build in a pool of worker threads (the authority for errors and
  * warnings) and scanned by the native YARA-X build in sandbox processes, or by the WebAssembly
- * build where the native one cannot answer (engines.ts). A scan past SCAN_TIMEOUT_MS is ended by
- * killing its process or terminating its worker (YARA-X's own timeout cannot interrupt WebAssembly).
+ * build where the native one cannot answer (engines.ts). A scan past its budget (a base plus a
+ * share per MB of the file, SCAN_TIMEOUT_MS at most) is ended by killing its process or terminating
+ * its worker (YARA-X's own timeout cannot interrupt WebAssembly, the native binding has none). One
+ * client (remote address) holds at most RULES_CLIENT_SHARE of the workers (share.ts).
  */
 import { readFileSync } from "node:fs";
 import { Type } from "typebox";
 import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
-import type { Processor, ProcessorContext, ProcessorOutput } from "../processor.ts";
+import type { PoolHealth } from "../../sandbox/pool.ts";
+import {
+  type Processor,
+  type ProcessorContext,
+  ProcessorFailure,
+  type ProcessorOutput,
+} from "../processor.ts";
 import { rulematchAnalysis, rulematchMetadata } from "../schemas.ts";
 import { RuleScanner } from "./engines.ts";
 import type { ScanInput } from "./input.ts";
 import type { RuleLimits } from "./limits.ts";
 import { NativeEngine, nativeVersion } from "./native/engine.ts";
 import { YaraPool } from "./pool.ts";
+import { ClientShare } from "./share.ts";
+
+const MB = 1024 * 1024;
 
 /** The WebAssembly worker pool (compiles every source; scans where native cannot) and the native engine, unless RULES_ENGINE=wasm. */
 function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEngine | undefined } {
@@ -43,7 +54,19 @@ function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEng
 
 export function createRulematchProcessor(config: FilesConfig): Processor {
   const { pool, native } = createEngines(config);
-  const scanner = new RuleScanner(pool, native, config.rulesNativeMaxBytes);
+  const scanner = new RuleScanner(pool, native, {
+    nativeMaxBytes: config.rulesNativeMaxBytes,
+    budgetMs: (size) =>
+      Math.min(
+        config.scanTimeoutMs,
+        Math.round(config.rulesScanBudgetMs + (config.rulesScanBudgetMsPerMb * size) / MB),
+      ),
+  });
+  const share = new ClientShare(
+    Math.max(1, Math.floor((config.yaraWorkers * config.rulesClientShare) / 100)),
+    config.yaraWorkers,
+    config.rulesScanBudgetMs / 2,
+  );
   const limits: RuleLimits = {
     maxBytes: config.rulesMaxBytes,
     maxDepth: config.rulesMaxDepth,
@@ -52,6 +75,7 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
     maxPatternBytes: config.rulesMaxPatternBytes,
     maxAlternatives: config.rulesMaxAlternatives,
     modules: new Set(config.rulesModules),
+    refuseLargeLoops: config.rulesLargeLoops === "refuse",
   };
   async function scanUpload(
     input: ScanInput,
@@ -68,11 +92,12 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
       limits,
       input,
       cacheSize: config.rulesCacheSize,
+      recycleBytes: config.rulesWorkerRecycleMb * MB,
       maxMatchesPerString: config.ruleMaxMatchesPerString,
       plaintextMax: config.rulePlaintextMax,
       consoleMax: config.rulesConsoleMaxChars,
     };
-    const result = await scanner.scan(task, size, ctx.signal);
+    const result = await scanInShare(share, ctx, () => scanner.scan(task, size, ctx.signal));
     if (!result.ok) {
       const detail =
         result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
@@ -104,11 +129,41 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
       return {
         yara: wasmStatus(pool, config.yaraWorkers),
         yara_native: nativeStatus(native, scanner, config.yaraWorkers),
+        yara_share: shareStatus(share),
       };
     },
     async close() {
       await Promise.all([pool.destroy(), native?.close()]);
     },
+  };
+}
+
+/** Runs `scan` in the client's share of the workers; a caller without a client (internal) is not held. */
+async function scanInShare<T>(share: ClientShare, ctx: ProcessorContext, scan: () => Promise<T>): Promise<T> {
+  if (ctx.client === undefined) return scan();
+  let leave: () => void;
+  try {
+    leave = await share.enter(ctx.client, ctx.signal);
+  } catch {
+    throw new ProcessorFailure(
+      "aborted",
+      "The client went away while its earlier scans ran; nothing was scanned.",
+    );
+  }
+  try {
+    return await scan();
+  } finally {
+    leave();
+  }
+}
+
+/** The turns in health: how many scans at once, per client, and how many had to wait. */
+function shareStatus(share: ClientShare) {
+  return {
+    ready: true,
+    detail:
+      `${share.total} YARA scans at once, ${share.perClient} per client (remote address, RULES_CLIENT_SHARE), ` +
+      `the least busy client first, heavy clients ${share.total - 1} at most together; ${share.held} scans waited for their turn`,
   };
 }
 
@@ -135,11 +190,25 @@ function nativeStatus(native: NativeEngine | undefined, scanner: RuleScanner, pr
     version: nativeVersion(),
     detail:
       (native.unavailable !== null ? `unavailable: ${native.unavailable}; ` : "") +
-      `${native.started} of ${processes} native scan processes started; ` +
+      `${native.started} of ${processes} native scan processes started${poolState(native.health)}; ` +
       `${scanner.nativeAnswers} scans answered natively, ${scanner.fallbacks} by WebAssembly${fallback}` +
-      crash,
+      crash +
+      recoveries(native.health),
     retired_workers: native.crashes,
   };
+}
+
+/** " (1 busy, 1 idle, 0 starting, 0 waiting)": what the pool's processes do now. */
+function poolState(health: PoolHealth | undefined): string {
+  if (!health) return "";
+  return ` (${health.busy} busy, ${health.idle} idle, ${health.starting} starting, ${health.waiting} waiting)`;
+}
+
+/** What the pool's watchdog found and replaced, if anything. */
+function recoveries(health: PoolHealth | undefined): string {
+  if (!health?.lastRecovery) return "";
+  const { at, detail } = health.lastRecovery;
+  return `; the watchdog replaced ${health.recovered} stuck process(es), last at ${at}: ${detail}`;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

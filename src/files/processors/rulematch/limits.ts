@@ -1,8 +1,9 @@
 /**
  * Bounds a YARA source before YARA-X sees it: one linear pass over the text (skipping strings,
  * comments, regexes and hex patterns as tokens) counts nesting, rules, strings and imports.
- * Nesting counts brackets plus chains of unary operators (`not not …`, `- - …`): both recurse in
- * the compiler, whose WebAssembly stack overflows into its own memory long before V8 notices.
+ * Nesting counts brackets, chains of unary operators (`not not …`, `- - …`) and chains of binary
+ * operators (`1 + 1 - 1 …`): all recurse in the compiler, whose WebAssembly stack overflows into
+ * its own memory long before V8 notices. `and`/`or` end a chain: YARA-X keeps those flat.
  */
 
 export interface RuleLimits {
@@ -14,6 +15,8 @@ export interface RuleLimits {
   maxAlternatives: number;
   /** Modules a rule may import. */
   modules: ReadonlySet<string>;
+  /** Refuse loops YARA-X warns iterate too many times (checked after compiling, in the worker). */
+  refuseLargeLoops?: boolean;
 }
 
 export interface RuleRefusal {
@@ -33,6 +36,10 @@ export const isSpace = (code: number) => code === 32 || code === 9 || code === 1
 export const isWordStart = (code: number) =>
   (isWord(code) && !isDigit(code)) || "$#@!".includes(String.fromCharCode(code));
 const UNARY_WORDS = new Set(["not", "defined"]);
+/** Words and marks that end an operand chain: the parser starts a new expression after them. */
+const CHAIN_ENDS = new Set(["and", "or", "of", "in", "at", "for", "all", "any", "none", "them"]);
+/** Symbols of binary operators (their second character, as in `<<` or `==`, follows an operator). */
+const BINARY_MARKS = new Set("+-*\\%&|^<>=!");
 
 class Refused extends Error {
   readonly refusal: RuleRefusal;
@@ -100,6 +107,10 @@ function checkPattern(source: string, start: number, end: number, limits: RuleLi
 class Counts {
   depth = 0;
   unaryRun = 0;
+  /** Binary operators in the chain at this bracket level, and in all chains enclosing it. */
+  chain = 0;
+  chains = 0;
+  readonly #outer: number[] = [];
   rules = 0;
   strings = 0;
   prev: Prev = "operator";
@@ -111,11 +122,39 @@ class Counts {
   }
 
   nest(index: number): void {
-    if (this.depth + this.unaryRun > this.limits.maxDepth) {
+    if (this.depth + this.unaryRun + this.chains > this.limits.maxDepth) {
       throw tooComplex(
-        `The rules nest deeper than ${this.limits.maxDepth} levels at ${lineOf(this.source, index)} (RULES_MAX_DEPTH).`,
+        `The rules nest deeper than ${this.limits.maxDepth} levels at ${lineOf(this.source, index)}, ` +
+          "counting brackets, chained unary operators and chains of binary operators (RULES_MAX_DEPTH).",
       );
     }
+  }
+
+  open(index: number): void {
+    this.depth++;
+    this.#outer.push(this.chain);
+    this.chain = 0;
+    this.nest(index);
+    this.prev = "operator";
+  }
+
+  close(): void {
+    this.depth = Math.max(0, this.depth - 1);
+    this.endChain();
+    this.chain = this.#outer.pop() ?? 0;
+    this.operand();
+  }
+
+  /** A binary operator after an operand: one more level in the compiler's tree. */
+  binary(index: number): void {
+    this.chain++;
+    this.chains++;
+    this.nest(index);
+  }
+
+  endChain(): void {
+    this.chains -= this.chain;
+    this.chain = 0;
   }
 
   operand(): void {
@@ -140,6 +179,7 @@ class Counts {
     if (word === "rule" && ++this.rules > this.limits.maxRules) {
       throw tooComplex(`More than ${this.limits.maxRules} rules (RULES_MAX_RULES).`);
     }
+    if (CHAIN_ENDS.has(word)) this.endChain();
     if (UNARY_WORDS.has(word)) {
       this.unaryRun++;
       this.prev = "operator";
@@ -184,13 +224,10 @@ function scan(source: string, limits: RuleLimits): void {
       i = end;
       c.operand();
     } else if (ch === "(" || ch === "[" || ch === "{") {
-      c.depth++;
-      c.nest(i);
-      c.prev = "operator";
+      c.open(i);
       i++;
     } else if (ch === ")" || ch === "]" || ch === "}") {
-      c.depth = Math.max(0, c.depth - 1);
-      c.operand();
+      c.close();
       i++;
     } else if (isWordStart(code) && !(ch === "!" && next === "=")) {
       let end = i + 1;
@@ -221,6 +258,8 @@ function operator(source: string, i: number, c: Counts): number {
     c.operand();
     return end;
   }
+  if (ch === "," || ch === ":") c.endChain();
+  else if (c.prev === "operand" && BINARY_MARKS.has(ch ?? "")) c.binary(i);
   c.prev = "operator";
   c.unaryRun = 0;
   return i + 1;

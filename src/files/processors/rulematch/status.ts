@@ -5,7 +5,7 @@
  */
 
 export const PHASE = { queued: 0, compiling: 1, scanning: 2, faulted: 3 } as const;
-type Phase = (typeof PHASE)[keyof typeof PHASE];
+export type Phase = (typeof PHASE)[keyof typeof PHASE];
 
 const HEADER = 8; // phase, message length (Int32 each)
 const MESSAGE_BYTES = 2048;

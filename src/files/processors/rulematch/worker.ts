@@ -17,7 +17,9 @@ import { metaProbe } from "./probe.ts";
 import { PHASE, recordFault, setPhase } from "./status.ts";
 
 // The package is built for browsers; in Node the WebAssembly module is read from beside its entry point.
-initSync({ module: readFileSync(new URL("yara_x_js_bg.wasm", import.meta.resolve("@virustotal/yara-x"))) });
+const engine = initSync({
+  module: readFileSync(new URL("yara_x_js_bg.wasm", import.meta.resolve("@virustotal/yara-x"))),
+});
 
 // The `console` module prints through this thread's console: it goes into the result, never the log.
 const consoleOutput = new ConsoleCapture();
@@ -34,6 +36,12 @@ export interface ScanTask {
   maxMatchesPerString: number;
   plaintextMax: number;
   consoleMax: number;
+  /**
+   * Past this many bytes of WebAssembly memory after the task (a large file was copied in, and a
+   * WebAssembly memory never shrinks: 200 MB scanned kept 440 MB), the thread ends once it has
+   * answered and the pool starts a fresh one. Undefined: never.
+   */
+  recycleBytes?: number;
   status: SharedArrayBuffer;
 }
 
@@ -89,6 +97,7 @@ function compile(
   if (refusal) throw new InvalidRules(refusal.code, refusal.detail);
   const started = performance.now();
   const compiled = build(source);
+  if (limits.refuseLargeLoops) refuseLargeLoops(compiled);
   cache.set(key, compiled, cacheSize);
   return { compiled, compiledNow: true, ms: performance.now() - started };
 }
@@ -107,6 +116,21 @@ function build(source: string): Compiled {
     throw new InvalidRules("invalid_rules", compilerErrors(compiler, undefined));
   const warnings = [...compiler.warnings];
   return { rules: compiler.build(), warnings };
+}
+
+/**
+ * YARA-X warns `too_many_iterations` when a loop's constant range (nested loops multiplied) reaches
+ * a million iterations: `for any i in (0..2^63-2)` would run for days, and neither build's own
+ * timeout stops it. Refused before it holds a scan process (issue 27, M3).
+ */
+function refuseLargeLoops(compiled: Compiled): void {
+  const warning = compiled.warnings.find((w) => w.startsWith("warning[too_many_iterations]"));
+  if (warning === undefined) return;
+  compiled.rules.free();
+  throw new InvalidRules(
+    "rules_too_complex",
+    `A loop of these rules iterates a million times or more (RULES_LARGE_LOOPS=refuse):\n${warning}`,
+  );
 }
 
 /** The catalogue of the source's rules, from one scan of its meta probe on an empty input. */
@@ -175,7 +199,13 @@ function scan(task: ScanTask): TaskResult {
 
 export default function run(task: ScanTask): TaskResult | ValidateResult {
   try {
-    return task.kind === "validate" ? validate(task) : scan(task);
+    const result = task.kind === "validate" ? validate(task) : scan(task);
+    if (task.recycleBytes !== undefined && engine.memory.buffer.byteLength > task.recycleBytes) {
+      // After the answer is posted (piscina posts it in a microtask); a task handed to this thread
+      // meanwhile fails before it starts, and the pool runs it again (pool.ts).
+      setImmediate(() => process.exit(0));
+    }
+    return result;
   } catch (err) {
     if (err instanceof InvalidRules) return { ok: false, error: err.code, message: err.message };
     recordFault(task.status, err instanceof Error ? `${err.name}: ${err.message}` : String(err));

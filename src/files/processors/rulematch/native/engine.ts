@@ -7,8 +7,9 @@
  */
 import { readFileSync } from "node:fs";
 import { findPrlimit } from "../../../sandbox/memory.ts";
-import { SandboxFailure, SandboxPool } from "../../../sandbox/pool.ts";
+import { type PoolHealth, SandboxFailure, SandboxPool } from "../../../sandbox/pool.ts";
 import { ProcessorFailure } from "../../processor.ts";
+import { scanPastBudget } from "../pool.ts";
 import { NATIVE_PACKAGE } from "./binding.ts";
 import type { NativeResult, NativeTask } from "./child.ts";
 
@@ -44,22 +45,35 @@ export class NativeEngine {
     return this.#pool?.started ?? 0;
   }
 
-  /** Scans natively; deadline and memory failures are the request's, a crash is a fallback. */
-  async scan(task: NativeTask, clientGone: AbortSignal): Promise<NativeOutcome> {
+  /** The pool's processes by state and the watchdog's recoveries (undefined before the first native scan). */
+  get health(): PoolHealth | undefined {
+    return this.#pool?.health();
+  }
+
+  /**
+   * Scans natively within `budgetMs` once a process took the task (SCAN_TIMEOUT_MS covers the
+   * wait too); deadline and memory failures are the request's, a crash is a fallback.
+   */
+  async scan(task: NativeTask, clientGone: AbortSignal, budgetMs?: number): Promise<NativeOutcome> {
     if (this.unavailable !== null) return this.#fallback(`native engine unavailable: ${this.unavailable}`);
     const deadline = AbortSignal.timeout(this.#options.timeoutMs);
     const pool = this.#ensurePool();
     try {
-      const result = await pool.run(task, AbortSignal.any([deadline, clientGone]));
+      const result = await pool.run(task, AbortSignal.any([deadline, clientGone]), budgetMs);
       return result.ok
         ? { ok: true, result }
         : { ok: false, why: `native compile refused: ${result.refused}`, refused: true };
     } catch (err) {
-      if (deadline.aborted || (err instanceof SandboxFailure && err.kind === "timeout")) {
+      if (deadline.aborted) {
         throw new ProcessorFailure(
           "timeout",
           `The YARA scan did not finish within ${this.#options.timeoutMs} ms and was stopped.`,
         );
+      }
+      if (err instanceof SandboxFailure && err.kind === "timeout") {
+        throw budgetMs === undefined
+          ? new ProcessorFailure("timeout", err.message)
+          : scanPastBudget(budgetMs);
       }
       if (clientGone.aborted)
         throw new ProcessorFailure("aborted", "The client went away; the scan was stopped.");
