@@ -191,7 +191,7 @@ function runOn(
     if (!processor.runOnBytes) throw new Error(`${processor.name} was given bytes it cannot read`);
     return processor.runOnBytes(file, fields, ctx);
   }
-  return streaming ? streaming.finish(file) : processor.run(file, fields, ctx);
+  return streaming ? streaming.finish(file, fields) : processor.run(file, fields, ctx);
 }
 
 /**

@@ -2,7 +2,8 @@
  * `POST /analyzer/all`: every processor on one upload (one transfer, one temp file, hashes once),
  * answered in Mandolin's Analysis shape with one entry per processor. Processors run side by side;
  * rulematch runs by default only when a `rules` field is sent (otherwise it is left out), and iocs reuses the
- * extractor's `extra.iocs` when both run, so the file is extracted once.
+ * extractor's `extra.iocs` when both run, so the file is extracted once. The top-level `verdict`
+ * folds every processor's findings (verdict.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -11,6 +12,7 @@ import { type App, MULTIPART_BODY } from "../../common/http.ts";
 import { fastapiOperationId } from "../openapi-names.ts";
 import { receiveUpload, type UploadedFile, type UploadLimits } from "../upload.ts";
 import { entrySchema, FreeObject, type Processor, ProcessorFailure, resultSchema } from "./processor.ts";
+import { type Verdict, verdictOf, verdictSchema } from "./verdict.ts";
 
 type Entry = {
   success: boolean;
@@ -108,7 +110,21 @@ async function runAll(
   return entries.sort((a, b) => (order.get(a.processor_name) ?? 0) - (order.get(b.processor_name) ?? 0));
 }
 
-function answer(entries: Entry[]) {
+/** Each processor's findings, and a failed processor's absence, folded into the one verdict. */
+function verdictFor(entries: Entry[], chosen: Processor[], file: UploadedFile): Verdict {
+  const byName = new Map(chosen.map((p) => [p.name, p]));
+  const findings = entries.flatMap((e) => {
+    const p = byName.get(e.processor_name);
+    if (!e.success) {
+      const detail = `${e.processor_name} failed: ${e.error ?? e.error_short ?? "unknown error"}`;
+      return [{ level: "incomplete" as const, path: file.filename, detail, processor: e.processor_name }];
+    }
+    return (p?.findings?.(e.analysis, file) ?? []).map((f) => ({ ...f, processor: e.processor_name }));
+  });
+  return verdictOf(findings);
+}
+
+function answer(entries: Entry[], verdict: Verdict) {
   const failed = entries.filter((e) => !e.success).map((e) => e.processor_name);
   const processors: Record<string, Entry> = {};
   let content: string | null = null;
@@ -121,6 +137,7 @@ function answer(entries: Entry[]) {
     content,
     error: failed.length === 0 ? null : `These processors failed: ${failed.join(", ")}.`,
     error_short: failed.length === 0 ? null : "processor_failed",
+    verdict,
     processors,
   };
 }
@@ -140,8 +157,9 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
     ),
     $id: `Body_${operationId}`,
   });
+  const result = resultSchema(entrySchema({ metadataSchema: FreeObject }, FreeObject));
   app.addSchema({
-    ...resultSchema(entrySchema({ metadataSchema: FreeObject }, FreeObject)),
+    ...Type.Object({ ...result.properties, verdict: verdictSchema }),
     $id: "Analysis_AllResult_",
   });
   app.post(
@@ -170,7 +188,8 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
       const controller = new AbortController();
       req.raw.once("close", () => controller.abort());
       const { processors: _, ...fields } = upload.fields;
-      return answer(await runAll(chosen, upload.file, fields, { log: req.log, signal: controller.signal }));
+      const entries = await runAll(chosen, upload.file, fields, { log: req.log, signal: controller.signal });
+      return answer(entries, verdictFor(entries, chosen, upload.file));
     },
   );
 }

@@ -28,7 +28,7 @@ export function createIocsProcessor(config: FilesConfig, extractor: Processor): 
   });
   return {
     name: "iocs",
-    url: "https://github.com/loupe-project/loupe/blob/main/docs/iocs.md",
+    url: "/analyzer/iocs",
     description:
       "Indicators of compromise in the file's text and metadata, refanged, validated, de-duplicated, typed for intel.",
     needsHashes: false,

@@ -113,6 +113,30 @@ function runner(bytes: Buffer, output: string[], maxLines: number, first?: Seven
 const HEADERS_ENCRYPTED = /Cannot open encrypted archive/i;
 
 /**
+ * Lists with a wrong password: 7-Zip's exit code, or null when it stopped (as it does on some
+ * archives whose names are encrypted) and the header says the names are encrypted.
+ */
+function listOnce(sz: SevenZipModule, output: string[]): number | null {
+  try {
+    return run(sz, output, ["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]);
+  } catch (err) {
+    if (err instanceof ParseFailure && namesEncrypted(Buffer.from(sz.FS.readFile(ARCHIVE)))) return null;
+    throw err;
+  }
+}
+
+/** 7z's end header is an encoded header (0x17) whose coder is AES-256 (06 F1 07 01): the names are encrypted. */
+function namesEncrypted(bytes: Buffer): boolean {
+  if (bytes.length < 32) return false;
+  const at = 32 + Number(bytes.readBigUInt64LE(12));
+  const size = Number(bytes.readBigUInt64LE(20));
+  if (at >= bytes.length || bytes[at] !== 0x17) return false;
+  return bytes
+    .subarray(at, Math.min(bytes.length, at + size))
+    .includes(Buffer.from([0x06, 0xf1, 0x07, 0x01]));
+}
+
+/**
  * Lists the archive; when its names are encrypted too, with each password in turn (one try each).
  * Returns the listing and the password that opened it, if one had to.
  */
@@ -121,9 +145,10 @@ function list(
   output: string[],
   limits: Limits,
 ): { entries: Listed[]; password?: string } {
-  const listed = run(sz, output, ["l", "-slt", "-sccUTF-8", "-pLOUPE", ARCHIVE]);
+  const listed = listOnce(sz, output);
   let entries = parseListing(output);
-  if (listed === 0 || entries.length > 0 || !output.some((l) => HEADERS_ENCRYPTED.test(l))) {
+  const locked = listed === null || output.some((l) => HEADERS_ENCRYPTED.test(l));
+  if (listed === 0 || entries.length > 0 || !locked) {
     if (listed !== 0 && entries.length === 0)
       throw new ParseFailure(`unreadable 7z archive: ${problem(output)}`);
     return { entries };

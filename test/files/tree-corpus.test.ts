@@ -1,0 +1,114 @@
+/**
+ * Look inside before saying "clean": EICAR hidden in the commonest delivery shapes (a zip with a
+ * listed password, a 7z with encrypted names, zip › zip › encrypted zip, a mail whose body gives
+ * the password, a PDF attachment, a DOCX embedded object, an MSG attachment) must be detected at
+ * its node path, the same shapes around a clean file must stay clean, and an archive nobody can
+ * open is `incomplete`, never clean — against a real files process and a real clamd.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { EICAR, startTestClamd } from "../helpers/clamd.ts";
+import { postFile } from "../helpers/files-server.ts";
+import { type Json, json } from "../helpers/json.ts";
+import { type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
+import { skipUnlessCommands } from "../helpers/requires.ts";
+import { encryptedZip } from "../helpers/sevenzip.ts";
+import { corpus, type Shape } from "../helpers/tree-corpus.ts";
+
+const SIGNATURE = "Loupe.Test.EICAR.UNOFFICIAL";
+const CLEAN = Buffer.from("Minutes of the Tuesday meeting: nothing to report.\n");
+
+describe("the analysis tree: every child scanned, one verdict", {
+  skip: skipUnlessCommands("clamd", "zip", "7zz", "qpdf"),
+}, () => {
+  let clamd: Awaited<ReturnType<typeof startTestClamd>>;
+  let files: RealProcess;
+  let infected: Shape[];
+  let clean: Shape[];
+  before(async () => {
+    clamd = await startTestClamd();
+    const socket = "socket" in clamd.address ? clamd.address.socket : "";
+    [files, infected, clean] = await Promise.all([
+      startFilesProcess({ CLAMD_SOCKET: socket, SCAN_TIMEOUT_MS: "30000" }),
+      corpus(EICAR),
+      corpus(CLEAN),
+    ]);
+  });
+  after(async () => {
+    await files?.close();
+    await clamd?.stop();
+  });
+
+  const post = async (
+    route: string,
+    shape: { bytes: Buffer; name: string },
+    fields: Record<string, string> = {},
+  ) => {
+    const res = await postFile(`${files.url}${route}`, shape.bytes, shape.name, fields);
+    assert.equal(res.status, 200);
+    return json(res);
+  };
+
+  it("detects EICAR in each shape at its path, in /analyzer/antivirus and in the verdict of /analyzer/all", async () => {
+    for (const shape of infected) {
+      const av = (await post("/analyzer/antivirus", shape)).processors.antivirus;
+      assert.equal(av.success, true, `${shape.name}: ${av.error}`);
+      assert.equal(av.analysis.infected, true, shape.name);
+      assert.equal(av.analysis.description, `${SIGNATURE} in ${shape.path}`);
+      assert.equal(av.analysis.extra.complete, true, shape.name);
+      assert.deepEqual(
+        av.analysis.extra.detections.map((d: Json) => d.path),
+        [shape.path],
+      );
+      const all = await post("/analyzer/all", shape);
+      assert.equal(all.verdict.level, "malicious", shape.name);
+      assert.deepEqual(all.verdict.reasons[0], {
+        path: shape.path,
+        processor: "antivirus",
+        detail: SIGNATURE,
+      });
+    }
+  });
+
+  it("keeps the same shapes around a clean file clean, with every node analysed and hashed", async () => {
+    for (const shape of clean) {
+      const all = await post("/analyzer/all", shape);
+      assert.deepEqual(all.verdict, { level: "clean", reasons: [] }, shape.name);
+      const av = all.processors.antivirus.analysis;
+      assert.deepEqual([av.infected, av.extra], [false, null], shape.name);
+      const nodes: Json[] = all.processors.extractor.analysis.extra.tree.nodes;
+      const payload = nodes.find((n) => n.path === shape.path);
+      assert.ok(payload, `${shape.name}: no node at ${shape.path} in ${nodes.map((n) => n.path).join(", ")}`);
+      assert.equal(payload.status, "analysed");
+      assert.equal(payload.depth, shape.path.split(" › ").length - 1);
+      assert.equal(payload.hashes.sha256, createHash("sha256").update(CLEAN).digest("hex"));
+      assert.match(payload.hashes.sha512, /^[0-9a-f]{128}$/);
+      assert.ok(nodes.every((n) => n.status === "analysed" && n.hashes?.md5));
+    }
+  });
+
+  it("answers incomplete, never clean, for an archive no listed password opens; says what was not scanned", async () => {
+    const locked = {
+      name: "unknown.zip",
+      bytes: await encryptedZip(
+        { "eicar.com": EICAR },
+        { password: "no-one-knows-this", method: "zipcrypto" },
+      ),
+    };
+    const all = await post("/analyzer/all", locked);
+    assert.equal(all.verdict.level, "incomplete");
+    assert.ok(all.verdict.reasons.some((r: Json) => r.path === "unknown.zip › eicar.com"));
+    const av = all.processors.antivirus.analysis;
+    assert.equal(av.infected, false);
+    assert.deepEqual(av.extra, {
+      complete: false,
+      not_scanned: [{ path: "unknown.zip › eicar.com", reason: "no password opened it" }],
+    });
+    const node = all.processors.extractor.analysis.extra.tree.nodes.find((n: Json) => n.name === "eicar.com");
+    assert.equal(node.status, "encrypted");
+    // The caller's own password opens it: the same upload is then malicious.
+    const opened = await post("/analyzer/all", locked, { passwords: "no-one-knows-this" });
+    assert.equal(opened.verdict.level, "malicious");
+  });
+});
