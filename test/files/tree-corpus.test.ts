@@ -9,12 +9,14 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { EICAR, startTestClamd } from "../helpers/clamd.ts";
+import { multipartEmail } from "../helpers/documents.ts";
 import { postFile } from "../helpers/files-server.ts";
 import { type Json, json } from "../helpers/json.ts";
 import { type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 import { encryptedZip } from "../helpers/sevenzip.ts";
 import { corpus, type Shape } from "../helpers/tree-corpus.ts";
+import { storedZip } from "../helpers/zip.ts";
 
 const SIGNATURE = "Loupe.Test.EICAR.UNOFFICIAL";
 const CLEAN = Buffer.from("Minutes of the Tuesday meeting: nothing to report.\n");
@@ -86,6 +88,37 @@ describe("the analysis tree: every child scanned, one verdict", {
       assert.match(payload.hashes.sha512, /^[0-9a-f]{128}$/);
       assert.ok(nodes.every((n) => n.status === "analysed" && n.hashes?.md5));
     }
+  });
+
+  it("gives each indicator the path of the node whose text holds it", async () => {
+    const pack = storedZip({
+      "a.txt": "visit https://alpha-bad.net/x now",
+      "inner.zip": storedZip({ "b.txt": "and 185.165.171.105 too" }),
+    });
+    const mail = multipartEmail({
+      subject: "Pack",
+      body: "the body says https://delta-bad.com/p",
+      attachmentName: "pack.zip",
+      attachment: pack,
+    });
+    const all = await post(
+      "/analyzer/all",
+      { name: "m.eml", bytes: Buffer.from(mail) },
+      { processors: "extractor,iocs" },
+    );
+    const where = (entry: Json) =>
+      Object.fromEntries(
+        entry.analysis.indicators.map((i: Json) => [i.value, i.locations.map((l: Json) => l.path)]),
+      );
+    const expected = {
+      "https://delta-bad.com/p": ["m.eml"],
+      "delta-bad.com": ["m.eml"],
+      "https://alpha-bad.net/x": ["m.eml › pack.zip › a.txt"],
+      "alpha-bad.net": ["m.eml › pack.zip › a.txt"],
+      "185.165.171.105": ["m.eml › pack.zip › inner.zip › b.txt"],
+    };
+    assert.deepEqual(where(all.processors.iocs), expected);
+    assert.deepEqual(where({ analysis: all.processors.extractor.analysis.extra.iocs }), expected);
   });
 
   it("answers incomplete, never clean, for an archive no listed password opens; says what was not scanned", async () => {

@@ -14,6 +14,7 @@ import type { UploadedFile } from "../../upload.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
 import { type ShownNode, shownNodes } from "../tree/nodes.ts";
+import { withNodePaths } from "../tree/text-paths.ts";
 import type { Walker } from "../tree/walk.ts";
 import { ocrEngine } from "./backends/ocr.ts";
 import { passwordsFieldSchema } from "./passwords-field.ts";
@@ -38,7 +39,8 @@ export function createExtractorProcessor(config: FilesConfig, walker: Walker): P
       executable.catch(() => {});
       const result = await walker.walk(file, passwords, ctx.signal);
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
-      const [fuzzy, iocs, facts] = await Promise.all([fuzzyHashes, iocsOf(result, ctx.signal), executable]);
+      const [fuzzy, found, facts] = await Promise.all([fuzzyHashes, iocsOf(result, ctx.signal), executable]);
+      const iocs = withNodePaths(found, result.content, result.nodes);
       return {
         content: result.content,
         metadata: null,
