@@ -7,9 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { EICAR, startTestClamd } from "../helpers/clamd.ts";
 import { multipartEmail } from "../helpers/documents.ts";
+import { gccElf } from "../helpers/executables.ts";
 import { postFile } from "../helpers/files-server.ts";
 import { type Json, json } from "../helpers/json.ts";
 import { type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
@@ -119,6 +123,24 @@ describe("the analysis tree: every child scanned, one verdict", {
     };
     assert.deepEqual(where(all.processors.iocs), expected);
     assert.deepEqual(where({ analysis: all.processors.extractor.analysis.extra.iocs }), expected);
+  });
+
+  it("reads the structure of an executable child beside its node", {
+    skip: skipUnlessCommands("gcc"),
+  }, async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "loupe-tree-elf-"));
+    try {
+      const elf = await readFile(gccElf(dir));
+      const all = await post("/analyzer/all", {
+        name: "tools.zip",
+        bytes: storedZip({ hello: elf, "readme.txt": "x" }),
+      });
+      const nodes: Json[] = all.processors.extractor.analysis.extra.tree.nodes;
+      assert.equal(nodes.find((n) => n.path === "tools.zip › hello")?.executable?.format, "elf");
+      assert.equal(nodes.find((n) => n.path === "tools.zip › readme.txt")?.executable, undefined);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("answers incomplete, never clean, for an archive no listed password opens; says what was not scanned", async () => {

@@ -13,7 +13,7 @@ import { IocScanner, IocScanTimeout } from "../../iocs/scanner.ts";
 import type { UploadedFile } from "../../upload.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
-import { type ShownNode, shownNodes } from "../tree/nodes.ts";
+import { type ShownNode, shownNodes, type TreeNode } from "../tree/nodes.ts";
 import { withNodePaths } from "../tree/text-paths.ts";
 import type { Walker } from "../tree/walk.ts";
 import { ocrEngine } from "./backends/ocr.ts";
@@ -21,7 +21,7 @@ import { passwordsFieldSchema } from "./passwords-field.ts";
 import type { ExtractResult } from "./worker.ts";
 
 export function createExtractorProcessor(config: FilesConfig, walker: Walker): Processor {
-  const { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf } = createEnrichers(config);
+  const { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf, treeOf } = createEnrichers(config);
   return {
     name: "extractor",
     url: "/analyzer/extractor",
@@ -39,7 +39,12 @@ export function createExtractorProcessor(config: FilesConfig, walker: Walker): P
       executable.catch(() => {});
       const result = await walker.walk(file, passwords, ctx.signal);
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
-      const [fuzzy, found, facts] = await Promise.all([fuzzyHashes, iocsOf(result, ctx.signal), executable]);
+      const [fuzzy, found, facts, tree] = await Promise.all([
+        fuzzyHashes,
+        iocsOf(result, ctx.signal),
+        executable,
+        treeOf(result.nodes, file, ctx.signal),
+      ]);
       const iocs = withNodePaths(found, result.content, result.nodes);
       return {
         content: result.content,
@@ -56,7 +61,7 @@ export function createExtractorProcessor(config: FilesConfig, walker: Walker): P
             file: { name: file.filename, declared_type: file.declaredType },
             iocs,
             ...(facts ? { executable: facts } : {}),
-            tree: { nodes: shownNodes(result.nodes, file) },
+            tree,
           },
         },
       };
@@ -123,7 +128,19 @@ function createEnrichers(config: FilesConfig) {
   });
   const executableOf = (file: UploadedFile, signal: AbortSignal) =>
     inspector.inspect(file.path, file.size, signal);
-  return { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf };
+  // Every executable child's structure too, beside its node (`extra.tree.nodes[i].executable`).
+  const treeOf = async (nodes: TreeNode[], file: UploadedFile, signal: AbortSignal) => {
+    const shown: Array<ShownNode & { executable?: ExecutableResult }> = shownNodes(nodes, file);
+    await Promise.all(
+      nodes.map(async (n, i) => {
+        if (n.parent === null || !n.file) return;
+        const facts = await inspector.inspect(n.file, n.size ?? 0, signal).catch(() => null);
+        if (facts) (shown[i] as ShownNode & { executable?: ExecutableResult }).executable = facts;
+      }),
+    );
+    return { nodes: shown };
+  };
+  return { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf, treeOf };
 }
 
 /** imphash (PE) and telfhash (ELF) sit with the other hashes too. */
