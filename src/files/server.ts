@@ -3,11 +3,10 @@
  * converter, and a health check that reports each engine's readiness.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyBaseLogger, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import sharp from "sharp";
 import { Type } from "typebox";
 import type { CommonConfig } from "../common/config.ts";
-import { HttpError } from "../common/errors.ts";
 import { type App, createHttpServer, MULTIPART_BODY } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";

@@ -2,7 +2,8 @@
  * The delivery shapes an analyst meets, built at run time around one payload (EICAR, or a clean
  * file): password-protected archives, nested archives, a mail whose body gives the password, a PDF
  * attachment, a DOCX embedded object, an Outlook MSG attachment. Each shape names where the
- * payload must be found (its node path). Real tools write them (zip, 7zz, qpdf); nothing is checked in.
+ * payload must be found (its node path), and an RTF embedded object. Real tools write them (zip,
+ * 7zz, qpdf); nothing is checked in.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -59,6 +60,31 @@ export function docxWithObject(label: string, data: Buffer): Buffer {
     Object.entries(unzipSync(new Uint8Array(base))).map(([k, v]) => [k, Buffer.from(v)]),
   );
   return storedZip({ ...parts, "word/embeddings/oleObject1.bin": oleBin });
+}
+
+/** An RTF embedding `data` as an OLE1 Package object (`{\object\objemb … {\*\objdata <hex>}}`), as Word writes one. */
+export function rtfWithObject(label: string, data: Buffer): Buffer {
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    return b;
+  };
+  const cstring = (v: string) => Buffer.concat([u32(v.length + 1), Buffer.from(`${v}\0`, "latin1")]);
+  const native = ole10Native(label, data).subarray(4);
+  const ole1 = Buffer.concat([
+    u32(0x0501),
+    u32(2),
+    cstring("Package"),
+    u32(0),
+    u32(0),
+    u32(native.length),
+    native,
+  ]);
+  const hex = ole1.toString("hex").replace(/.{128}/g, "$&\r\n");
+  return Buffer.from(
+    `{\\rtf1\\ansi\\deff0 Please open the attached form.\\par{\\object\\objemb{\\*\\objclass Package}{\\*\\objdata ${hex}}}}`,
+    "latin1",
+  );
 }
 
 /** A PDF with `file` attached by qpdf (an embedded file of the document). */
@@ -120,5 +146,6 @@ export async function corpus(payload: Buffer, password = "infected"): Promise<Sh
       path: `report.docx › word/embeddings/oleObject1.bin › ${file}`,
     },
     { name: "invoice.msg", bytes: msg, path: `invoice.msg › invoice.zip › ${file}` },
+    { name: "form.rtf", bytes: rtfWithObject(file, payload), path: `form.rtf › ${file}` },
   ];
 }

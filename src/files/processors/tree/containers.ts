@@ -1,7 +1,7 @@
 /**
  * Whether a file can hold children, from its first bytes: the containers the extractor takes
  * children out of (ZIP and the formats built on it, 7z, RAR, gzip/xz/bzip2, tar, CAB, ISO 9660,
- * OLE compound files, PDF, e-mail). A processor that reads only children skips the walk for
+ * OLE compound files, PDF, RTF, e-mail). A processor that reads only children skips the walk for
  * anything else — the extraction would cost more than the scan itself on a flat file.
  */
 import { looksLikeEmail } from "../extractor/formats/email.ts";
@@ -18,6 +18,7 @@ const MAGIC: Array<[offset: number, bytes: number[]]> = [
   [0, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]], // OLE: DOC, XLS, PPT, MSG, MSI
   [257, [0x75, 0x73, 0x74, 0x61, 0x72]], // tar ("ustar")
   [0x8001, [0x43, 0x44, 0x30, 0x30, 0x31]], // ISO 9660 ("CD001")
+  [0, [0x7b, 0x5c, 0x72, 0x74]], // RTF ("{\rt"): embedded objects
 ];
 
 export function mayHoldChildren(head: Buffer): boolean {

@@ -21,6 +21,7 @@ import { extractOdf, extractOoxml } from "./office.ts";
 import { extractOle } from "./ole.ts";
 import { extractPdf } from "./pdf.ts";
 import { extractRtf, isRtf } from "./rtf.ts";
+import { rtfObjects } from "./rtf-objects.ts";
 import { readSevenZip, unpackStream } from "./sevenzip.ts";
 import { tar } from "./tar-type.ts";
 import { extractText, looksLikeText } from "./text.ts";
@@ -122,7 +123,17 @@ export const FORMATS: readonly Format[] = [
   {
     name: "rtf",
     detect: ({ mime, bytes }) => mime === "application/rtf" || isRtf(bytes),
-    extract: async ({ bytes }) => ({ type: "application/rtf", ...extractRtf(bytes) }),
+    extract: async ({ bytes, depth, limits, recurse }) => {
+      const objects = listedChildren(rtfObjects(bytes, limits.budget.bytesLeft), limits);
+      return withChildren(
+        { type: "application/rtf", ...extractRtf(bytes) },
+        objects,
+        "objects",
+        depth,
+        limits,
+        recurse,
+      );
+    },
   },
   {
     name: "ole (DOC, XLS, PPT, MSG)",
