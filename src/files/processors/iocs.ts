@@ -8,7 +8,7 @@ import { badRequest } from "../../common/errors.ts";
 import type { FilesConfig } from "../config.ts";
 import { iocOptions } from "../iocs/options.ts";
 import { extractionParts } from "../iocs/parts.ts";
-import { IocScanner, IocScanTimeout } from "../iocs/scanner.ts";
+import { type IocScanner, IocScanTimeout } from "../iocs/scanner.ts";
 import { iocsAnalysis } from "../iocs/schema.ts";
 import { passwordsFieldSchema } from "./extractor/passwords-field.ts";
 import { type Processor, ProcessorFailure, type ProcessorOutput } from "./processor.ts";
@@ -19,13 +19,12 @@ function privateField(raw: string | undefined): boolean {
   throw badRequest("invalid_field", 'The form field "private" must be "true" or "false".');
 }
 
-export function createIocsProcessor(config: FilesConfig, extractor: Processor): Processor {
-  const scanner = new IocScanner({
-    threads: config.extractWorkers,
-    minThreads: config.workerMinThreads,
-    idleMs: config.workerIdleMs,
-    timeoutMs: config.iocTimeoutMs,
-  });
+/** `scanner`: the one indicator scanner pool, shared with the extractor (which scans with the defaults). */
+export function createIocsProcessor(
+  config: FilesConfig,
+  extractor: Processor,
+  scanner: IocScanner,
+): Processor {
   return {
     name: "iocs",
     url: "/analyzer/iocs",
@@ -77,7 +76,6 @@ export function createIocsProcessor(config: FilesConfig, extractor: Processor): 
         iocs: { ready: true, detail: `${scanner.threads} of ${config.extractWorkers} workers started` },
       };
     },
-    close: () => scanner.close(),
   };
 }
 

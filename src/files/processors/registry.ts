@@ -1,5 +1,6 @@
 import type { ClamdAddress } from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
+import { IocScanner } from "../iocs/scanner.ts";
 import { configuredClamd, createAntivirusProcessor } from "./antivirus.ts";
 import { createExtractorProcessor } from "./extractor/index.ts";
 import { createIocsProcessor } from "./iocs.ts";
@@ -9,17 +10,23 @@ import { Walker } from "./tree/walk.ts";
 
 /** Every analyzer of the files service; each becomes `POST /analyzer/<name>`. */
 export function createProcessors(config: FilesConfig, managedClamd?: ClamdAddress): Processor[] {
-  // One walk per upload, shared by the processors that read its tree.
+  // One walk per upload, shared by the processors that read its tree; one indicator scanner pool.
   const walker = new Walker(config);
-  const extractor = createExtractorProcessor(config, walker);
+  const scanner = new IocScanner({
+    threads: config.extractWorkers,
+    minThreads: config.workerMinThreads,
+    idleMs: config.workerIdleMs,
+    timeoutMs: config.iocTimeoutMs,
+  });
+  const extractor = createExtractorProcessor(config, walker, scanner);
   const close = extractor.close?.bind(extractor);
   extractor.close = async () => {
-    await Promise.all([close?.(), walker.close()]);
+    await Promise.all([close?.(), walker.close(), scanner.close()]);
   };
   return [
     extractor,
     createAntivirusProcessor(config, configuredClamd(config, managedClamd), walker),
     createRulematchProcessor(config, walker),
-    createIocsProcessor(config, extractor),
+    createIocsProcessor(config, extractor, scanner),
   ];
 }

@@ -9,7 +9,7 @@ import { ExecutableInspector, type ExecutableResult } from "../../executable/ind
 import { FuzzyHasher } from "../../fuzzy/index.ts";
 import { iocOptions } from "../../iocs/options.ts";
 import { extractionParts } from "../../iocs/parts.ts";
-import { IocScanner, IocScanTimeout } from "../../iocs/scanner.ts";
+import { type IocScanner, IocScanTimeout } from "../../iocs/scanner.ts";
 import type { UploadedFile } from "../../upload.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
@@ -20,8 +20,12 @@ import { ocrEngine } from "./backends/ocr.ts";
 import { passwordsFieldSchema } from "./passwords-field.ts";
 import type { ExtractResult } from "./worker.ts";
 
-export function createExtractorProcessor(config: FilesConfig, walker: Walker): Processor {
-  const { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf, treeOf } = createEnrichers(config);
+export function createExtractorProcessor(
+  config: FilesConfig,
+  walker: Walker,
+  scanner: IocScanner,
+): Processor {
+  const { hasher, inspector, fuzzyOf, iocsOf, executableOf, treeOf } = createEnrichers(config, scanner);
   return {
     name: "extractor",
     url: "/analyzer/extractor",
@@ -83,13 +87,13 @@ export function createExtractorProcessor(config: FilesConfig, walker: Walker): P
       };
     },
     async close() {
-      await Promise.all([hasher.close(), scanner.close(), inspector.close()]);
+      await Promise.all([hasher.close(), inspector.close()]);
     },
   };
 }
 
 /** The hashes, indicators and executable facts added to each extraction, each in its own pool. */
-function createEnrichers(config: FilesConfig) {
+function createEnrichers(config: FilesConfig, scanner: IocScanner) {
   // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
   const workers = {
     threads: config.extractWorkers,
@@ -101,7 +105,6 @@ function createEnrichers(config: FilesConfig) {
     timeoutMs: config.fuzzyTimeoutMs,
     maxBytes: config.fuzzyMaxBytes,
   });
-  const scanner = new IocScanner({ ...workers, timeoutMs: config.iocTimeoutMs });
   // Fuzzy hashes start with the extraction (they read the file, not its text); indicators follow it.
   const fuzzyOf = (file: UploadedFile, signal: AbortSignal) =>
     hasher
@@ -140,7 +143,7 @@ function createEnrichers(config: FilesConfig) {
     );
     return { nodes: shown };
   };
-  return { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf, treeOf };
+  return { hasher, inspector, fuzzyOf, iocsOf, executableOf, treeOf };
 }
 
 /** imphash (PE) and telfhash (ELF) sit with the other hashes too. */
