@@ -14,7 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { EICAR, startTestClamd } from "../helpers/clamd.ts";
 import { multipartEmail } from "../helpers/documents.ts";
 import { gccElf } from "../helpers/executables.ts";
-import { postFile } from "../helpers/files-server.ts";
+import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { type Json, json } from "../helpers/json.ts";
 import { type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
@@ -143,6 +143,27 @@ describe("the analysis tree: every child scanned, one verdict", {
     }
   });
 
+  it("runs YARA on every child: each match carries the child's path", async () => {
+    const [locked] = infected;
+    assert.ok(locked);
+    const rules = 'rule eicar_string { strings: $a = "EICAR-STANDARD-ANTIVIRUS-TEST-FILE" condition: $a }';
+    const body = await post("/analyzer/rulematch", locked, { rules });
+    const matches: Json[] = body.processors.rulematch.analysis.matches;
+    assert.deepEqual(
+      matches.map((m) => [m.rule, m.path]),
+      [["eicar_string", locked.path]],
+    );
+    const all = await post(
+      "/analyzer/all",
+      { ...locked, name: locked.name },
+      { rules, processors: "rulematch" },
+    );
+    assert.deepEqual(all.verdict.reasons, [
+      { path: locked.path, processor: "rulematch", detail: "YARA rule eicar_string" },
+    ]);
+    assert.equal(all.verdict.level, "suspicious");
+  });
+
   it("answers incomplete, never clean, for an archive no listed password opens; says what was not scanned", async () => {
     const locked = {
       name: "unknown.zip",
@@ -165,5 +186,38 @@ describe("the analysis tree: every child scanned, one verdict", {
     // The caller's own password opens it: the same upload is then malicious.
     const opened = await post("/analyzer/all", locked, { passwords: "no-one-knows-this" });
     assert.equal(opened.verdict.level, "malicious");
+  });
+});
+
+describe("ANTIVIRUS_ALERT_UNSCANNED: a child nobody can open reported as detected", {
+  skip: skipUnlessCommands("clamd", "zip"),
+}, () => {
+  let clamd: Awaited<ReturnType<typeof startTestClamd>>;
+  let server: TestFilesServer;
+  before(async () => {
+    clamd = await startTestClamd();
+    server = await startFilesServer({
+      CLAMD_SOCKET: "socket" in clamd.address ? clamd.address.socket : "",
+      ANTIVIRUS_ALERT_UNSCANNED: "true",
+    });
+  });
+  after(async () => {
+    await server?.close();
+    await clamd?.stop();
+  });
+
+  it("answers infected with Loupe.Unscanned.Encrypted at the child's path; the verdict stays incomplete", async () => {
+    const bytes = await encryptedZip(
+      { "eicar.com": EICAR },
+      { password: "no-one-knows-this", method: "zipcrypto" },
+    );
+    const av = await json(await postFile(`${server.url}/analyzer/antivirus`, bytes, "unknown.zip"));
+    assert.equal(av.processors.antivirus.analysis.infected, true);
+    assert.equal(
+      av.processors.antivirus.analysis.description,
+      "Loupe.Unscanned.Encrypted in unknown.zip › eicar.com",
+    );
+    const all = await json(await postFile(`${server.url}/analyzer/all`, bytes, "unknown.zip"));
+    assert.equal(all.verdict.level, "incomplete");
   });
 });

@@ -1,8 +1,8 @@
 /**
  * YARA over an upload's tree: the caller's rules, compiled once (the scanner caches them), run on
  * every child the walk took out, a few at a time (as many as there are scan processes), within
- * one time budget for the whole tree; each match says the child's path. A child not scanned in
- * time, or not taken out, is named with why.
+ * one time budget for the whole tree; each match says the child's path. Identical children are
+ * scanned once. A child not scanned in time, or not taken out, is named with why.
  */
 import pLimit from "p-limit";
 import type { RuleMatch } from "./rulematch/matches.ts";
@@ -27,13 +27,21 @@ export async function scanChildren(
     matches: [],
     notScanned: unanalysed(nodes).map(({ path, reason }) => ({ path, reason })),
   };
+  // Identical children (same sha256) are scanned once.
+  const once = new Map<string, Promise<RuleMatch[] | string>>();
+  const answerFor = (node: TreeNode & { file: string }) => {
+    const key = node.hashes?.sha256 ?? node.file;
+    let answer = once.get(key);
+    if (!answer) {
+      answer = limit(async () =>
+        Date.now() >= deadline ? "the YARA time limit came first" : scan(node.file, node.size ?? 0),
+      );
+      once.set(key, answer);
+    }
+    return answer;
+  };
   const scanned = await Promise.all(
-    childFiles(nodes).map((node) =>
-      limit(async () => {
-        if (Date.now() >= deadline) return { node, answer: "the YARA time limit came first" };
-        return { node, answer: await scan(node.file, node.size ?? 0) };
-      }),
-    ),
+    childFiles(nodes).map(async (node) => ({ node, answer: await answerFor(node) })),
   );
   for (const { node, answer } of scanned) {
     if (typeof answer === "string") result.notScanned.push({ path: pathOf(node), reason: answer });
