@@ -19,6 +19,7 @@ export const TEST_SYSTEM_PACKAGES: string[] = [
   "tesseract-ocr", // optional OCR backend
   "tesseract-ocr-eng",
   "7zip", // 7z archive fixtures
+  "qpdf", // PDF attachments for the analysis tree corpus (qpdf --add-attachment)
   "xorriso", // ISO 9660 image fixtures
   "gcab", // CAB cabinet fixtures
   "ffmpeg", // tagged audio and video fixtures

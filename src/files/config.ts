@@ -297,6 +297,17 @@ export const filesSettings = {
     "Longest an upload may take to stream into clamd (0 = bounded only by the HTTP timeouts).",
     { min: 0 },
   ),
+  antivirusBatchBytes: integer(
+    "ANTIVIRUS_BATCH_BYTES",
+    20_000_000,
+    "Bytes of an upload's children packed into one clamd scan at most (under clamd's StreamMaxLength).",
+    { min: 1 },
+  ),
+  antivirusAlertUnscanned: flag(
+    "ANTIVIRUS_ALERT_UNSCANNED",
+    false,
+    "Report a child the antivirus could not scan (no password opened it, over a limit) as a detection, as ClamAV's AlertEncrypted does.",
+  ),
   tikaUrl: optionalText("TIKA_URL", "Optional Apache Tika server used for formats Loupe cannot read itself."),
   tikaTimeoutMs: integer("TIKA_TIMEOUT_MS", 60_000, "Time limit of one Tika request, in ms.", { min: 1 }),
   ocr: flag("OCR", false, "OCR images and PDF pages without text with tesseract."),

@@ -3,30 +3,28 @@
  * converter, and a health check that reports each engine's readiness.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyBaseLogger, FastifyRequest } from "fastify";
-import pLimit from "p-limit";
+import type { FastifyRequest } from "fastify";
 import sharp from "sharp";
 import { Type } from "typebox";
 import type { CommonConfig } from "../common/config.ts";
-import { HttpError } from "../common/errors.ts";
 import { type App, createHttpServer, MULTIPART_BODY } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";
 import type { ClamdAddress } from "./clamd/client.ts";
 import type { FilesConfig } from "./config.ts";
 import { filesContract } from "./contract.ts";
-import { sharpVersions, thumbnailQuerySchema } from "./converters/thumbnail.ts";
-import { createThumbnailPool } from "./converters/thumbnail-pool.ts";
+import { sharpVersions } from "./converters/thumbnail.ts";
+import { addThumbnailRoute } from "./converters/thumbnail-route.ts";
 import { addAnalyzerComponents, addSharedComponents, nameOtherOperations } from "./openapi-names.ts";
 import { addAllRoute } from "./processors/all.ts";
+import { entryOf, singleAnswer } from "./processors/entries.ts";
 import { mandolinAliases } from "./processors/mandolin.ts";
-import {
-  type EngineStatus,
-  type Processor,
-  type ProcessorContext,
-  ProcessorFailure,
-  type ProcessorOutput,
-  type StreamingRun,
+import type {
+  EngineStatus,
+  Processor,
+  ProcessorContext,
+  ProcessorOutput,
+  StreamingRun,
 } from "./processors/processor.ts";
 import { createProcessors } from "./processors/registry.ts";
 import {
@@ -163,31 +161,9 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
         if (!reply.raw.writableFinished) controller.abort();
       });
       const started = performance.now();
-      let output: ProcessorOutput;
-      try {
-        output = await runOn(processor, upload, streaming, ctx);
-      } catch (err) {
-        if (err instanceof HttpError) throw err;
-        const failure = err instanceof ProcessorFailure ? err : unexpectedFailure(req.log, processor, err);
-        return failedResult(processor, failure);
-      }
+      const entry = await entryOf(processor, () => runOn(processor, upload, streaming, ctx), req.log);
       req.log.debug({ processor: processor.name, ms: performance.now() - started }, "processed");
-      return {
-        success: true,
-        content: output.content,
-        error: null,
-        error_short: null,
-        processors: {
-          [processor.name]: {
-            ...entryHeader(processor),
-            success: true,
-            error: null,
-            error_short: null,
-            metadata: output.metadata,
-            analysis: output.analysis,
-          },
-        },
-      };
+      return singleAnswer(entry);
     },
   );
 }
@@ -203,7 +179,7 @@ function runOn(
     if (!processor.runOnBytes) throw new Error(`${processor.name} was given bytes it cannot read`);
     return processor.runOnBytes(file, fields, ctx);
   }
-  return streaming ? streaming.finish(file) : processor.run(file, fields, ctx);
+  return streaming ? streaming.finish(file, fields) : processor.run(file, fields, ctx);
 }
 
 /**
@@ -235,68 +211,4 @@ async function receiveForProcessor(
     streaming?.sink.destroy();
     throw err;
   }
-}
-
-function unexpectedFailure(log: FastifyBaseLogger, processor: Processor, err: unknown): ProcessorFailure {
-  log.error({ err, processor: processor.name }, "processor failed unexpectedly");
-  return new ProcessorFailure("internal_error", `The ${processor.name} processor failed: ${String(err)}`);
-}
-
-function entryHeader(p: Processor) {
-  return { processor_name: p.name, processor_url: p.url, processor_description: p.description };
-}
-
-function failedResult(processor: Processor, failure: ProcessorFailure) {
-  return {
-    success: false,
-    content: null,
-    error: failure.message,
-    error_short: failure.short,
-    processors: {
-      [processor.name]: {
-        ...entryHeader(processor),
-        success: false,
-        error: failure.message,
-        error_short: failure.short,
-        metadata: null,
-        analysis: null,
-      },
-    },
-  };
-}
-
-function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadLimits): void {
-  const decodeSlot = pLimit(config.thumbnailConcurrency);
-  const thumbnails = createThumbnailPool({
-    limits: {
-      maxImagePixels: config.maxImagePixels,
-      maxOutputPixels: config.maxThumbnailPixels,
-      timeoutMs: config.thumbnailTimeoutMs,
-    },
-    idleMs: config.workerIdleMs,
-  });
-  app.addHook("onClose", thumbnails.close);
-  app.post(
-    "/converter/thumbnail",
-    {
-      schema: {
-        summary: "PNG thumbnail of an image",
-        querystring: thumbnailQuerySchema(config.maxThumbnailSide),
-        [MULTIPART_BODY]: Type.Object({ file: fileField }, { required: ["file"] }),
-        response: {
-          200: Type.Any({
-            description: "The thumbnail",
-            content: { "image/png": { schema: { type: "string", format: "binary" } } },
-          }),
-          400: ErrorSchema,
-        },
-      },
-    },
-    async (req, reply) => {
-      // Within UPLOAD_MEMORY_MAX (64 KiB by default) the image goes to the thumbnail process as bytes.
-      const { file } = await receiveUpload(req, limits, { hash: false, memory: true });
-      const png = await decodeSlot(() => thumbnails.run(file.bytes ?? file.path, req.query));
-      return reply.type("image/png").send(png);
-    },
-  );
 }

@@ -34,12 +34,17 @@ export interface UploadedFile {
   size: number;
   /** md5/sha1/sha256/sha512, computed while streaming, for the operations that report them. */
   hashes?: FileHashes;
+  /**
+   * A private folder beside the temp file (not created until used) for what is taken out of the
+   * file (its children); removed with the temp file.
+   */
+  scratchDir?: string;
   /** Only an InMemoryFile has bytes: `file.bytes ?? file.path` is what to read. */
   bytes?: undefined;
 }
 
 /** An upload kept in memory (see `memoryMax`): the bytes, and no temp file. */
-export interface InMemoryFile extends Omit<UploadedFile, "path" | "bytes"> {
+export interface InMemoryFile extends Omit<UploadedFile, "path" | "bytes" | "scratchDir"> {
   path?: undefined;
   bytes: Buffer;
 }
@@ -109,7 +114,9 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<Up
     const files = req.tempFiles;
     if (!files) return;
     req.tempFiles = null;
-    const removal = Promise.all(files.map(removeTempFile));
+    const removal = Promise.all(
+      files.map((f) => (f.endsWith(SCRATCH) ? removeScratch(f) : removeTempFile(f))),
+    );
     pending.add(removal);
     await removal.finally(() => pending.delete(removal));
   };
@@ -120,6 +127,13 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<Up
     await rm(ownDir, { recursive: true, force: true });
   });
   return { ...limits, tmpDir: ownDir };
+}
+
+/** The suffix of a temp file's scratch folder. */
+const SCRATCH = ".children";
+
+async function removeScratch(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
 }
 
 /** `unlink`, not `rm`: a temp file is a plain file, and `rm` costs two extra `lstat` per request. */
@@ -235,7 +249,7 @@ async function saveToTempFile(
 ): Promise<Received<UploadedFile>> {
   const tempPath = path.join(limits.tmpDir, randomUUID());
   req.tempFiles ??= [];
-  req.tempFiles.push(tempPath);
+  req.tempFiles.push(tempPath, tempPath + SCRATCH);
   const counter = opts.hash ? new HashingStream() : new CountingStream();
   const toDisk = createWriteStream(tempPath, {
     flags: "wx",
@@ -244,7 +258,7 @@ async function saveToTempFile(
   });
   if (!opts.tap) {
     await pipeline(source, counter, toDisk);
-    return { path: tempPath, ...counted(counter) };
+    return { path: tempPath, scratchDir: tempPath + SCRATCH, ...counted(counter) };
   }
   const tap = opts.tap();
   // Past the size limit the part is cut short: what the tap received is not the file.
@@ -255,7 +269,7 @@ async function saveToTempFile(
     tap.destroy();
     throw err;
   }
-  return { path: tempPath, ...counted(counter) };
+  return { path: tempPath, scratchDir: tempPath + SCRATCH, ...counted(counter) };
 }
 
 /**

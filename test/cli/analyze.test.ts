@@ -68,6 +68,8 @@ describe("./loupe analyze against a running files service", { skip: skipUnlessCo
     assert.equal(r.analysed, true);
     assert.equal(r.error, null);
     assert.deepEqual(r.verdict, {
+      level: "clean",
+      reasons: [],
       malicious: false,
       antivirus: { status: "clean", signature: null, error: null },
       yara_matches: null,
@@ -163,6 +165,36 @@ describe("./loupe analyze against a running files service", { skip: skipUnlessCo
       [["notes.txt", true, true, "Kx9-case"]],
     );
     assert.equal(r.verdict.indicators, 4, "the unlocked text is scanned");
+    assert.deepEqual(
+      r.tree.map((n: Json) => [n.path, n.depth, n.status]),
+      [
+        ["locked.zip", 0, "analysed"],
+        ["locked.zip › notes.txt", 1, "analysed"],
+      ],
+    );
+  });
+
+  it("prints the verdict first, then the tree with each detection at its path", async () => {
+    const zip = path.join(dir, "delivery.zip");
+    await writeFile(
+      zip,
+      await encryptedZip({ "eicar.com": EICAR }, { password: "infected", method: "zipcrypto" }),
+    );
+    const run = await analyze(zip);
+    assert.equal(run.code, 1, run.stderr);
+    const lines = run.stdout.split("\n");
+    assert.match(
+      lines[1] ?? "",
+      /^verdict: {2}MALICIOUS \(Loupe\.Test\.EICAR\.UNOFFICIAL in delivery\.zip › eicar\.com\); no rules; \d+ indicator\(s\)$/,
+    );
+    assert.equal(lines[2], "reasons:");
+    assert.equal(lines[3], "  delivery.zip › eicar.com: antivirus: Loupe.Test.EICAR.UNOFFICIAL");
+    assert.equal(lines[4], "tree:");
+    assert.match(lines[5] ?? "", /^ {2}delivery\.zip \(application\/zip, \d+ bytes\)$/);
+    assert.match(
+      lines[6] ?? "",
+      /^ {4}eicar\.com \(text\/plain, 68 bytes\) ← antivirus: Loupe\.Test\.EICAR\.UNOFFICIAL$/,
+    );
   });
 
   it("reports a missing path, a directory and a FIFO as errors (exit 3) and still analyses the rest", async () => {

@@ -148,8 +148,9 @@ describe("antivirus streamed to clamd while the upload arrives", {
     assert.deepEqual(await entryOf("nothing to see here", "clean.txt"), {
       success: true,
       processor_name: "antivirus",
-      processor_url: "https://www.clamav.net/",
-      processor_description: "Antivirus scan by ClamAV (clamd, INSTREAM).",
+      processor_url: "/analyzer/antivirus",
+      processor_description:
+        "Antivirus scan by ClamAV (clamd, INSTREAM) of the file and of every child Loupe takes out of it (archive members, also password-protected ones, attachments, embedded objects).",
       error: null,
       error_short: null,
       metadata: null,

@@ -19,6 +19,7 @@ import { buildMsg } from "../helpers/msg.ts";
 import { fastSaveEdit } from "../helpers/ppt.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 import { cabinet, compressedStream, isoImage, sevenZipArchive, tarball } from "../helpers/sevenzip.ts";
+import { ole10Native } from "../helpers/tree-corpus.ts";
 import { storedZip } from "../helpers/zip.ts";
 
 const FR =
@@ -99,28 +100,6 @@ function legacyOffice() {
       to: ["ppt"],
     },
   ]);
-}
-
-/** A Packager (`\x01Ole10Native`) stream: size, flags, label, source path, reserved, temp path, data. */
-function ole10Native(label: string, data: Buffer): Buffer {
-  const z = (s: string) => Buffer.from(`${s}\0`, "latin1");
-  const u32 = (n: number) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32LE(n);
-    return b;
-  };
-  const temp = z(`C:\\Users\\x\\AppData\\Local\\Temp\\${label}`);
-  const body = Buffer.concat([
-    Buffer.from([2, 0]),
-    z(label),
-    z(`C:\\Users\\x\\Desktop\\${label}`),
-    u32(0x00030000),
-    u32(temp.length),
-    temp,
-    u32(data.length),
-    data,
-  ]);
-  return Buffer.concat([u32(body.length), body]);
 }
 
 /** The DOC with a packaged file, a whole workbook in its ObjectPool and a VBA project added, as Word stores them. */

@@ -2,7 +2,8 @@
  * One file through a files service: the upload to `POST /analyzer/all` (with progress), the
  * answer read into a report, and a thumbnail from `POST /converter/thumbnail` when asked.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { type FileHandle, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { InputError, openInput } from "./input.ts";
 import { progressFor } from "./progress.ts";
@@ -43,11 +44,22 @@ function refusal(answer: Answer): { code: string; detail: string } {
   }
 }
 
-async function saveThumbnail(target: FilesTarget, report: FileReport, bytes: Answer): Promise<void> {
+/**
+ * Saves the thumbnail as `<sha256 of the local file>.png` in the folder: the name comes from local
+ * data only (never from the service's answer, whose `sha256` could be `../../x`), so it stays inside.
+ */
+async function saveThumbnail(
+  target: FilesTarget,
+  report: FileReport,
+  handle: FileHandle,
+  bytes: Answer,
+): Promise<void> {
   if (!target.thumbnails || bytes.status !== 200) return;
+  const hash = createHash("sha256");
+  for await (const chunk of handle.createReadStream({ start: 0, autoClose: false }))
+    hash.update(chunk as Buffer);
   await mkdir(target.thumbnails, { recursive: true });
-  const name = `${report.hashes.sha256 ?? path.parse(report.name).name}.png`;
-  report.thumbnail = path.join(target.thumbnails, name);
+  report.thumbnail = path.join(target.thumbnails, `${hash.digest("hex")}.png`);
   await writeFile(report.thumbnail, bytes.body);
 }
 
@@ -91,7 +103,7 @@ export async function analyzeWithService(target: FilesTarget, file: string): Pro
       JSON.parse(answer.body.toString("utf8")) as AllAnswer,
     );
     if (target.thumbnails && report.type?.startsWith("image/")) {
-      await saveThumbnail(target, report, await upload(`${target.url}/converter/thumbnail`, {}));
+      await saveThumbnail(target, report, handle, await upload(`${target.url}/converter/thumbnail`, {}));
     }
     progress.end(report.verdict.malicious ? "MALICIOUS" : "done");
     return report;

@@ -1,6 +1,7 @@
 /**
- * One file's report, read from the `/analyzer/all` answer: the verdict first (antivirus, YARA,
- * indicators), then what the file is. `--json` prints it as is; the text report renders it.
+ * One file's report, read from the `/analyzer/all` answer: the verdict first (the service's level
+ * and reasons over the tree, antivirus, YARA, indicators), then what the file is and what is inside
+ * it. `--json` prints it as is; the text report renders it.
  */
 
 export interface Indicator {
@@ -40,6 +41,10 @@ export interface FileReport {
   analysed: boolean;
   error: { code: string; detail: string } | null;
   verdict: {
+    /** The service's verdict over the file and its children: malicious, suspicious, clean, incomplete. */
+    level: string | null;
+    /** Why, per node path (`invoice.zip › eicar.com`), the worst first. */
+    reasons: Reason[];
     /** True when the antivirus detected something. */
     malicious: boolean;
     antivirus: AntivirusVerdict;
@@ -49,6 +54,8 @@ export interface FileReport {
   };
   type: string | null;
   hashes: Record<string, string | null>;
+  /** The file and every child taken out of it, root first (the extractor's `extra.tree.nodes`). */
+  tree: TreeNode[];
   indicators: Indicator[];
   yara: { rule: string; namespace: string; tags: string[] }[];
   /** Processors that failed, with their short code and message. */
@@ -57,6 +64,22 @@ export interface FileReport {
   intel: IntelVerdict[] | null;
   /** The service's whole answer (`/analyzer/all`). */
   result: AllAnswer | null;
+}
+
+export interface Reason {
+  path: string;
+  processor: string;
+  detail: string;
+}
+
+export interface TreeNode {
+  path: string;
+  name: string;
+  depth: number;
+  size: number | null;
+  type: string | null;
+  status: string;
+  reason?: string;
 }
 
 export interface Entry {
@@ -70,6 +93,7 @@ export interface Entry {
 export interface AllAnswer {
   success: boolean;
   content: string | null;
+  verdict?: { level: string; reasons: Reason[] };
   processors: Record<string, Entry>;
 }
 
@@ -88,6 +112,8 @@ export function failedReport(
     analysed: false,
     error: { code, detail },
     verdict: {
+      level: null,
+      reasons: [],
       malicious: false,
       antivirus: { status: "not_run", signature: null, error: null },
       yara_matches: null,
@@ -95,6 +121,7 @@ export function failedReport(
     },
     type: null,
     hashes: {},
+    tree: [],
     indicators: [],
     yara: [],
     failures: [],
@@ -122,6 +149,20 @@ function extractorFacts(
     return { type: (iocs?.metadata as { type?: string } | null)?.type ?? null, hashes: {} };
   const a = entry.analysis as { type?: string; extra?: { hashes?: Record<string, string | null> } };
   return { type: a.type ?? null, hashes: a.extra?.hashes ?? {} };
+}
+
+function treeOf(entry: Entry | undefined): TreeNode[] {
+  if (!entry?.success) return [];
+  const nodes = (entry.analysis as { extra?: { tree?: { nodes?: TreeNode[] } } }).extra?.tree?.nodes ?? [];
+  return nodes.map((n) => ({
+    path: n.path,
+    name: n.name,
+    depth: n.depth,
+    size: n.size,
+    type: n.type,
+    status: n.status,
+    ...(n.reason ? { reason: n.reason } : {}),
+  }));
 }
 
 function indicatorsOf(entry: Entry | undefined): Indicator[] {
@@ -156,12 +197,15 @@ export function reportOf(file: string, name: string, size: number, answer: AllAn
     analysed: true,
     error: null,
     verdict: {
+      level: answer.verdict?.level ?? null,
+      reasons: answer.verdict?.reasons ?? [],
       malicious: antivirus.status === "infected",
       antivirus,
       yara_matches: yara === null ? null : yara.length,
       indicators: indicators.length,
     },
     ...extractorFacts(p.extractor, p.iocs),
+    tree: treeOf(p.extractor),
     indicators,
     yara: yara ?? [],
     failures,

@@ -19,6 +19,12 @@ export const indicatorSchema = Type.Object({
       part: Type.String({ description: '"title", "content" or the metadata path ("extra.mail.from.0").' }),
       page: Type.Union([nullableString], { description: "Archive entry or e-mail attachment, when known." }),
       offset: Type.Integer({ description: "In UTF-16 code units of the part's text as extracted." }),
+      path: Type.Optional(
+        Type.String({
+          description:
+            "The node of the file's tree whose text holds it (`invoice.eml › invoice.zip › notes.txt`).",
+        }),
+      ),
     }),
     { description: "The first IOC_MAX_LOCATIONS places." },
   ),

@@ -1,28 +1,20 @@
 /**
  * `POST /analyzer/all`: every processor on one upload (one transfer, one temp file, hashes once),
  * answered in Mandolin's Analysis shape with one entry per processor. Processors run side by side;
- * rulematch runs by default only when a `rules` field is sent (otherwise it is left out), and iocs reuses the
- * extractor's `extra.iocs` when both run, so the file is extracted once.
+ * rulematch runs by default only when a `rules` field is sent (otherwise it is left out), and a
+ * processor derived from another (`derivedFrom`: iocs from the extractor's `extra.iocs`) is read
+ * from it when both run, so the file is extracted once. The top-level `verdict`
+ * folds every processor's findings (verdict.ts).
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import { badRequest, HttpError } from "../../common/errors.ts";
+import { badRequest } from "../../common/errors.ts";
 import { type App, MULTIPART_BODY } from "../../common/http.ts";
 import { fastapiOperationId } from "../openapi-names.ts";
 import { receiveUpload, type UploadedFile, type UploadLimits } from "../upload.ts";
-import { entrySchema, FreeObject, type Processor, ProcessorFailure, resultSchema } from "./processor.ts";
-
-type Entry = {
-  success: boolean;
-  processor_name: string;
-  processor_url: string;
-  processor_description: string;
-  error: string | null;
-  error_short: string | null;
-  metadata: unknown;
-  analysis: unknown;
-  content?: string | null;
-};
+import { type Entry, entryOf, okEntry } from "./entries.ts";
+import { entrySchema, FreeObject, type Processor, resultSchema } from "./processor.ts";
+import { type Verdict, verdictOf, verdictSchema } from "./verdict.ts";
 
 const ErrorSchema = Type.Object({ detail: Type.String(), code: Type.String() });
 
@@ -45,82 +37,64 @@ export function chooseProcessors(processors: Processor[], raw: string | undefine
   return processors.filter((p) => chosen.has(p));
 }
 
-function header(p: Processor) {
-  return { processor_name: p.name, processor_url: p.url, processor_description: p.description };
-}
-
-async function runOne(
-  p: Processor,
-  file: UploadedFile,
-  fields: Record<string, string>,
-  ctx: { log: FastifyBaseLogger; signal: AbortSignal; client?: string },
-): Promise<Entry> {
-  try {
-    const out = await p.run(file, fields, ctx);
-    const ok = { ...header(p), success: true, error: null, error_short: null };
-    return { ...ok, metadata: out.metadata, analysis: out.analysis, content: out.content };
-  } catch (err) {
-    if (err instanceof HttpError) throw err;
-    if (!(err instanceof ProcessorFailure))
-      ctx.log.error({ err, processor: p.name }, "processor failed unexpectedly");
-    const failure =
-      err instanceof ProcessorFailure
-        ? err
-        : new ProcessorFailure("internal_error", `The ${p.name} processor failed: ${String(err)}`);
-    const failed = { ...header(p), success: false, error: failure.message, error_short: failure.short };
-    return { ...failed, metadata: null, analysis: null };
-  }
-}
-
-/** The iocs entry from the extractor's own scan (default options), or null when it must run itself. */
-function iocsFromExtraction(iocs: Processor, extracted: Entry, fields: Record<string, string>): Entry | null {
-  if (!extracted.success || (fields.private ?? "false") !== "false") return null;
-  const analysis = extracted.analysis as { type?: string; extra?: { iocs?: { indicators?: unknown } } };
-  const done = analysis.extra?.iocs;
-  if (!done?.indicators) return null;
-  const metadata = { type: analysis.type ?? "application/octet-stream" };
-  return { ...header(iocs), success: true, error: null, error_short: null, metadata, analysis: done };
-}
-
+/**
+ * Every chosen processor side by side; one declared as derived from another chosen one
+ * (`derivedFrom`: iocs from the extractor's own scan) is read from that one's entry when it can be,
+ * so the work is done once.
+ */
 async function runAll(
   chosen: Processor[],
   file: UploadedFile,
   fields: Record<string, string>,
   ctx: { log: FastifyBaseLogger; signal: AbortSignal; client?: string },
 ): Promise<Entry[]> {
-  const extractor = chosen.find((p) => p.name === "extractor");
-  const iocs = chosen.find((p) => p.name === "iocs");
-  const others = chosen.filter((p) => p !== iocs);
-  const extracting = extractor ? runOne(extractor, file, fields, ctx) : undefined;
-  const pending = others.map((p) =>
-    p === extractor && extracting ? extracting : runOne(p, file, fields, ctx),
-  );
-  if (iocs) {
-    pending.push(
-      (async () => {
-        const reused = extracting ? iocsFromExtraction(iocs, await extracting, fields) : null;
-        return reused ?? runOne(iocs, file, fields, ctx);
-      })(),
+  const names = new Set(chosen.map((p) => p.name));
+  const run = (p: Processor) => entryOf(p, () => p.run(file, fields, ctx), ctx.log);
+  const started = new Map<string, Promise<Entry>>();
+  const derived = (p: Processor) => !!p.derivedFrom && names.has(p.derivedFrom.processor);
+  for (const p of chosen) if (!derived(p)) started.set(p.name, run(p));
+  for (const p of chosen.filter(derived)) {
+    const from = p.derivedFrom as NonNullable<Processor["derivedFrom"]>;
+    const source = started.get(from.processor) as Promise<Entry>;
+    started.set(
+      p.name,
+      source.then((entry) => {
+        const out = entry.success ? from.derive(entry.analysis, fields) : null;
+        return out ? okEntry(p, out) : run(p);
+      }),
     );
   }
-  const entries = await Promise.all(pending);
-  const order = new Map(chosen.map((p, i) => [p.name, i]));
-  return entries.sort((a, b) => (order.get(a.processor_name) ?? 0) - (order.get(b.processor_name) ?? 0));
+  return Promise.all(chosen.map((p) => started.get(p.name) as Promise<Entry>));
 }
 
-function answer(entries: Entry[]) {
+/** Each processor's findings, and a failed processor's absence, folded into the one verdict. */
+function verdictFor(entries: Entry[], chosen: Processor[], file: UploadedFile): Verdict {
+  const byName = new Map(chosen.map((p) => [p.name, p]));
+  const findings = entries.flatMap((e) => {
+    const p = byName.get(e.processor_name);
+    if (!e.success) {
+      const detail = `${e.processor_name} failed: ${e.error ?? e.error_short ?? "unknown error"}`;
+      return [{ level: "incomplete" as const, path: file.filename, detail, processor: e.processor_name }];
+    }
+    return (p?.findings?.(e.analysis, file) ?? []).map((f) => ({ ...f, processor: e.processor_name }));
+  });
+  return verdictOf(findings);
+}
+
+function answer(entries: Entry[], verdict: Verdict) {
   const failed = entries.filter((e) => !e.success).map((e) => e.processor_name);
   const processors: Record<string, Entry> = {};
   let content: string | null = null;
   for (const { content: text, ...entry } of entries) {
     processors[entry.processor_name] = entry;
-    if (entry.processor_name === "extractor" && typeof text === "string") content = text;
+    if (content === null && typeof text === "string") content = text;
   }
   return {
     success: failed.length === 0,
     content,
     error: failed.length === 0 ? null : `These processors failed: ${failed.join(", ")}.`,
     error_short: failed.length === 0 ? null : "processor_failed",
+    verdict,
     processors,
   };
 }
@@ -140,8 +114,9 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
     ),
     $id: `Body_${operationId}`,
   });
+  const result = resultSchema(entrySchema({ metadataSchema: FreeObject }, FreeObject));
   app.addSchema({
-    ...resultSchema(entrySchema({ metadataSchema: FreeObject }, FreeObject)),
+    ...Type.Object({ ...result.properties, verdict: verdictSchema }),
     $id: "Analysis_AllResult_",
   });
   app.post(
@@ -173,13 +148,8 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
         if (!reply.raw.writableFinished) controller.abort();
       });
       const { processors: _, ...fields } = upload.fields;
-      return answer(
-        await runAll(chosen, upload.file, fields, {
-          log: req.log,
-          signal: controller.signal,
-          client: req.ip,
-        }),
-      );
+      const entries = await runAll(chosen, upload.file, fields, { log: req.log, signal: controller.signal });
+      return answer(entries, verdictFor(entries, chosen, upload.file));
     },
   );
 }

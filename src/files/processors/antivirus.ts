@@ -1,7 +1,8 @@
 /**
  * `POST /analyzer/antivirus`: the upload streamed to clamd (INSTREAM) while it arrives, beside its
- * temp file (kept for the sha256 of an infected file); the verdict, never a 5xx. Other routes
- * (`/analyzer/all`) scan the saved file.
+ * temp file (kept for the sha256 of an infected file), then every child the walk takes out of it
+ * (antivirus-tree.ts); one verdict over the tree, never a 5xx. Other routes (`/analyzer/all`) scan
+ * the saved file.
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -18,8 +19,18 @@ import {
 } from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
 import type { UploadedFile } from "../upload.ts";
-import { type Processor, ProcessorFailure, type ProcessorOutput, type StreamingRun } from "./processor.ts";
+import { deepest, scanTree, type TreeScan } from "./antivirus-tree.ts";
+import { passwordsFieldSchema } from "./extractor/passwords-field.ts";
+import {
+  type Processor,
+  type ProcessorContext,
+  ProcessorFailure,
+  type ProcessorOutput,
+  type StreamingRun,
+} from "./processor.ts";
 import { antivirusAnalysis } from "./schemas.ts";
+import type { Walker } from "./tree/walk.ts";
+import type { Finding } from "./verdict.ts";
 
 const PING_TIMEOUT_MS = 1500;
 
@@ -30,37 +41,53 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest("hex");
 }
 
-/** The entry for a scan's verdict; `file` is complete on disk by then. */
+/** The scan's verdict over the tree: the upload's own, then its children's (antivirus-tree.ts). */
 async function answer(
   clamd: ClamdAddress,
   scan: Promise<ScanVerdict>,
+  children: Promise<TreeScan>,
   file: UploadedFile,
+  alertUnscanned: boolean,
 ): Promise<ProcessorOutput> {
   try {
-    const verdict = await scan;
-    if (!verdict.infected) {
+    const [verdict, tree] = await Promise.all([scan, children]);
+    const detections = [...tree.detections];
+    if (alertUnscanned)
+      for (const n of tree.notScanned)
+        detections.push({ path: n.path, signature: `${UNSCANNED}${capitalised(n.status)}` });
+    const complete = tree.notScanned.length === 0;
+    const incompleteness = complete
+      ? { complete }
+      : { complete, not_scanned: tree.notScanned.map(({ path, reason }) => ({ path, reason })) };
+    if (!verdict.infected && detections.length === 0) {
+      const extra = complete ? null : incompleteness;
       return {
         content: null,
         metadata: null,
-        analysis: { infected: false, description: null, filename: file.filename, extra: null },
+        analysis: { infected: false, description: null, filename: file.filename, extra },
       };
     }
-    const engine = await version(clamd, PING_TIMEOUT_MS).catch(() => ({
-      engine: "ClamAV",
-      database: null,
-    }));
+    // A child's detection names the child; the upload's own keeps clamd's name alone (as Mandolin's).
+    const first = detections[0];
+    const signature = first ? first.signature : (verdict as { signature: string }).signature;
+    const description = first ? `${first.signature} in ${first.path}` : signature;
+    const engine = await version(clamd, PING_TIMEOUT_MS).catch(() => ({ engine: "ClamAV", database: null }));
+    const own = verdict.infected ? [{ path: file.filename, signature: verdict.signature }] : [];
+    const named = deepest([...own, ...detections]);
     return {
       content: null,
       metadata: null,
       analysis: {
         infected: true,
-        description: verdict.signature,
+        description,
         filename: file.filename,
         extra: {
           engine: engine.engine,
           database: engine.database,
-          signature: verdict.signature,
+          signature,
           sha256: await sha256Of(file.path),
+          detections: named,
+          ...incompleteness,
         },
       },
     };
@@ -70,6 +97,10 @@ async function answer(
   }
 }
 
+/** The signature of a child reported as a detection because it could not be scanned. */
+const UNSCANNED = "Loupe.Unscanned.";
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
 /** The clamd to use: CLAMD_SOCKET, else CLAMD_HOST/CLAMD_PORT, else the one Loupe runs itself. */
 export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): ClamdAddress | undefined {
   if (config.clamdSocket) return { socket: config.clamdSocket };
@@ -77,33 +108,68 @@ export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): Cl
   return managed;
 }
 
-export function createAntivirusProcessor(config: FilesConfig, clamd: ClamdAddress | undefined): Processor {
-  const startRun = (address: ClamdAddress): StreamingRun => {
+export function createAntivirusProcessor(
+  config: FilesConfig,
+  clamd: ClamdAddress | undefined,
+  walker: Walker,
+): Processor {
+  const treeOptions = { timeoutMs: config.scanTimeoutMs, batchBytes: config.antivirusBatchBytes };
+  /** The children's scan, once the upload is walked; a walk that fails leaves the upload's children unscanned. */
+  const children = async (
+    address: ClamdAddress,
+    file: UploadedFile,
+    fields: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<TreeScan> => {
+    try {
+      return await walker.withNodes(file, fields, signal, (nodes) => scanTree(address, nodes, treeOptions));
+    } catch (err) {
+      if (!(err instanceof ProcessorFailure)) throw err;
+      const reason = `its children could not be taken out: ${err.message}`;
+      return { detections: [], notScanned: [{ path: file.filename, status: "failed", reason }], scans: 0 };
+    }
+  };
+  const startRun = (address: ClamdAddress, ctx: ProcessorContext): StreamingRun => {
     const session = new InstreamSession(address, {
       timeoutMs: config.scanTimeoutMs,
       streamTimeoutMs: config.clamdStreamTimeoutMs,
     });
-    return { sink: session, finish: (file) => answer(address, session.verdict, file) };
+    return {
+      sink: session,
+      finish: (file, fields) =>
+        answer(
+          address,
+          session.verdict,
+          children(address, file, fields, ctx.signal),
+          file,
+          config.antivirusAlertUnscanned,
+        ),
+    };
   };
   return {
     name: "antivirus",
-    url: "https://www.clamav.net/",
-    description: "Antivirus scan by ClamAV (clamd, INSTREAM).",
+    url: "/analyzer/antivirus",
+    description:
+      "Antivirus scan by ClamAV (clamd, INSTREAM) of the file and of every child Loupe takes out of it (archive members, also password-protected ones, attachments, embedded objects).",
     needsHashes: false,
-    fields: Type.Object({}),
+    fields: Type.Object({ passwords: passwordsFieldSchema }),
     metadataSchema: Type.Null(),
     analysisSchema: antivirusAnalysis,
     // Without clamd there is nothing to stream to: `run` answers why, once the upload is in.
-    ...(clamd ? { startRun: () => startRun(clamd) } : {}),
-    async run(file) {
+    ...(clamd ? { startRun: (ctx: ProcessorContext) => startRun(clamd, ctx) } : {}),
+    async run(file, fields, ctx) {
       if (!clamd) {
         throw new ProcessorFailure(
           "engine_unavailable",
           "No clamd is configured: set CLAMD_SOCKET or CLAMD_HOST, or install clamav-daemon so Loupe runs its own.",
         );
       }
-      return answer(clamd, scanFile(clamd, file.path, config.scanTimeoutMs), file);
+      const scan = scanFile(clamd, file.path, config.scanTimeoutMs);
+      scan.catch(() => {});
+      const tree = children(clamd, file, fields, ctx.signal);
+      return answer(clamd, scan, tree, file, config.antivirusAlertUnscanned);
     },
+    findings: antivirusFindings,
     async engines() {
       if (!clamd) return { clamd: { ready: false, detail: "not configured" } };
       try {
@@ -121,4 +187,28 @@ export function createAntivirusProcessor(config: FilesConfig, clamd: ClamdAddres
       }
     },
   };
+}
+
+type AntivirusAnalysis = {
+  extra: {
+    detections?: Array<{ path: string; signature: string }>;
+    not_scanned?: Array<{ path: string; reason: string }>;
+  } | null;
+};
+
+/** Detections are malicious (an unscanned child reported as one, ANTIVIRUS_ALERT_UNSCANNED, is not); unscanned children incomplete. */
+function antivirusFindings(analysis: unknown): Finding[] {
+  const extra = (analysis as AntivirusAnalysis).extra;
+  return [
+    ...(extra?.detections ?? []).map((d) =>
+      d.signature.startsWith(UNSCANNED)
+        ? { level: "incomplete" as const, path: d.path, detail: "not scanned by the antivirus" }
+        : { level: "malicious" as const, path: d.path, detail: d.signature },
+    ),
+    ...(extra?.not_scanned ?? []).map((n) => ({
+      level: "incomplete" as const,
+      path: n.path,
+      detail: `not scanned by the antivirus: ${n.reason}`,
+    })),
+  ];
 }

@@ -8,10 +8,10 @@ import { badRequest } from "../../common/errors.ts";
 import type { FilesConfig } from "../config.ts";
 import { iocOptions } from "../iocs/options.ts";
 import { extractionParts } from "../iocs/parts.ts";
-import { IocScanner, IocScanTimeout } from "../iocs/scanner.ts";
+import { type IocScanner, IocScanTimeout } from "../iocs/scanner.ts";
 import { iocsAnalysis } from "../iocs/schema.ts";
 import { passwordsFieldSchema } from "./extractor/passwords-field.ts";
-import { type Processor, ProcessorFailure } from "./processor.ts";
+import { type Processor, ProcessorFailure, type ProcessorOutput } from "./processor.ts";
 
 function privateField(raw: string | undefined): boolean {
   if (raw === undefined || raw === "" || raw === "false") return false;
@@ -19,16 +19,15 @@ function privateField(raw: string | undefined): boolean {
   throw badRequest("invalid_field", 'The form field "private" must be "true" or "false".');
 }
 
-export function createIocsProcessor(config: FilesConfig, extractor: Processor): Processor {
-  const scanner = new IocScanner({
-    threads: config.extractWorkers,
-    minThreads: config.workerMinThreads,
-    idleMs: config.workerIdleMs,
-    timeoutMs: config.iocTimeoutMs,
-  });
+/** `scanner`: the one indicator scanner pool, shared with the extractor (which scans with the defaults). */
+export function createIocsProcessor(
+  config: FilesConfig,
+  extractor: Processor,
+  scanner: IocScanner,
+): Processor {
   return {
     name: "iocs",
-    url: "https://github.com/loupe-project/loupe/blob/main/docs/iocs.md",
+    url: "/analyzer/iocs",
     description:
       "Indicators of compromise in the file's text and metadata, refanged, validated, de-duplicated, typed for intel.",
     needsHashes: false,
@@ -46,20 +45,20 @@ export function createIocsProcessor(config: FilesConfig, extractor: Processor): 
       type: Type.String({ description: "MIME type the extractor detected." }),
     }),
     analysisSchema: iocsAnalysis,
+    // The extractor already scanned with the default options.
+    derivedFrom: {
+      processor: extractor.name,
+      derive: (analysis, fields) => (privateField(fields.private) ? null : fromExtraction(analysis)),
+    },
     async run(file, fields, ctx) {
       const includePrivate = privateField(fields.private);
       const passwords: Record<string, string> =
         fields.passwords === undefined ? {} : { passwords: fields.passwords };
       const out = await extractor.run(file, passwords, ctx);
-      const analysis = out.analysis as {
-        title?: string | null;
-        type?: string;
-        extra?: Record<string, unknown>;
-      };
+      const analysis = out.analysis as ExtractorAnalysis;
       const metadata = { type: analysis.type ?? "application/octet-stream" };
-      // The extractor already scanned with the default options.
-      const done = analysis.extra?.iocs as { indicators?: unknown } | undefined;
-      if (!includePrivate && done?.indicators) return { content: null, metadata, analysis: done };
+      const done = includePrivate ? null : fromExtraction(analysis);
+      if (done) return done;
       const parts = extractionParts({ content: out.content, title: analysis.title, extra: analysis.extra });
       return {
         content: null,
@@ -77,6 +76,15 @@ export function createIocsProcessor(config: FilesConfig, extractor: Processor): 
         iocs: { ready: true, detail: `${scanner.threads} of ${config.extractWorkers} workers started` },
       };
     },
-    close: () => scanner.close(),
   };
+}
+
+type ExtractorAnalysis = { title?: string | null; type?: string; extra?: Record<string, unknown> };
+
+/** The entry read from the extractor's own scan (default options), or null when it has none. */
+function fromExtraction(analysis: unknown): ProcessorOutput | null {
+  const a = analysis as ExtractorAnalysis;
+  const done = a.extra?.iocs as { indicators?: unknown } | undefined;
+  if (!done?.indicators) return null;
+  return { content: null, metadata: { type: a.type ?? "application/octet-stream" }, analysis: done };
 }

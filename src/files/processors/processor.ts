@@ -7,6 +7,7 @@ import type { Writable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import { type TObject, type TSchema, Type } from "typebox";
 import type { InMemoryFile, UploadedFile } from "../upload.ts";
+import type { Finding } from "./verdict.ts";
 
 export interface ProcessorOutput {
   /** Top-level `content` of the analysis result (the extracted text), or null. */
@@ -28,7 +29,7 @@ export interface StreamingRun {
   /** Receives the file's bytes; destroyed if the upload fails. */
   sink: Writable;
   /** The output, once the upload is complete and saved (`file.path` holds all of it then). */
-  finish(file: UploadedFile): Promise<ProcessorOutput>;
+  finish(file: UploadedFile, fields: Record<string, string>): Promise<ProcessorOutput>;
 }
 
 export interface EngineStatus {
@@ -65,6 +66,20 @@ export interface Processor {
    * then): the bytes are written to `sink` as they come, beside the temp file.
    */
   startRun?(ctx: ProcessorContext): StreamingRun;
+  /**
+   * Another processor this one's output can be read from, declared as data: `/analyzer/all` then
+   * derives it from that processor's analysis (`derive` answers null when it cannot: this
+   * processor runs itself), so the work is done once. May throw an HttpError for bad fields.
+   */
+  derivedFrom?: {
+    processor: string;
+    derive(analysis: unknown, fields: Record<string, string>): ProcessorOutput | null;
+  };
+  /**
+   * What in its own analysis counts for the verdict (verdict.ts): malicious, suspicious, or left
+   * unexamined, each at a node's path. Absent: nothing it answers changes the verdict.
+   */
+  findings?(analysis: unknown, file: { filename: string }): Finding[];
   /** Engines behind the processor and whether they can work now (shown by `GET /`). */
   engines(): Promise<Record<string, EngineStatus>>;
   /** Releases what the processor holds (worker pools, child processes). */

@@ -4,19 +4,33 @@
  */
 import type { ClamdAddress } from "../clamd/client.ts";
 import type { FilesConfig } from "../config.ts";
+import { IocScanner } from "../iocs/scanner.ts";
 import { configuredClamd, createAntivirusProcessor } from "./antivirus.ts";
 import { createExtractorProcessor } from "./extractor/index.ts";
 import { createIocsProcessor } from "./iocs.ts";
 import type { Processor } from "./processor.ts";
 import { createRulematchProcessor } from "./rulematch/index.ts";
+import { Walker } from "./tree/walk.ts";
 
 /** Every analyzer of the files service; each becomes `POST /analyzer/<name>`. */
 export function createProcessors(config: FilesConfig, managedClamd?: ClamdAddress): Processor[] {
-  const extractor = createExtractorProcessor(config);
+  // One walk per upload, shared by the processors that read its tree; one indicator scanner pool.
+  const walker = new Walker(config);
+  const scanner = new IocScanner({
+    threads: config.extractWorkers,
+    minThreads: config.workerMinThreads,
+    idleMs: config.workerIdleMs,
+    timeoutMs: config.iocTimeoutMs,
+  });
+  const extractor = createExtractorProcessor(config, walker, scanner);
+  const close = extractor.close?.bind(extractor);
+  extractor.close = async () => {
+    await Promise.all([close?.(), walker.close(), scanner.close()]);
+  };
   return [
     extractor,
-    createAntivirusProcessor(config, configuredClamd(config, managedClamd)),
-    createRulematchProcessor(config),
-    createIocsProcessor(config, extractor),
+    createAntivirusProcessor(config, configuredClamd(config, managedClamd), walker),
+    createRulematchProcessor(config, walker),
+    createIocsProcessor(config, extractor, scanner),
   ];
 }

@@ -48,6 +48,11 @@ export const yaraComponents = [
       namespace: Type.String(),
       meta: FreeObject,
       strings: Type.Array(Type.Ref("YaraString")),
+      path: Type.Optional(
+        Type.String({
+          description: "The child it matched in (`invoice.zip › payload.exe`); absent: the file itself.",
+        }),
+      ),
     },
     { $id: "YaraMatch" },
   ),
@@ -56,6 +61,11 @@ export const yaraComponents = [
 export const rulematchAnalysis = Type.Object({
   rules: Type.String({ description: "The YARA source that was run." }),
   matches: Type.Array(Type.Ref("YaraMatch")),
+  not_scanned: Type.Optional(
+    Type.Array(Type.Object({ path: Type.String(), reason: Type.String() }), {
+      description: "Children of the file the rules could not be run on, and why.",
+    }),
+  ),
 });
 
 export const rulematchMetadata = Type.Object({

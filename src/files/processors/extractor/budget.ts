@@ -6,9 +6,13 @@
  */
 import type { Keyring } from "./passwords.ts";
 import type { ExtractLimits } from "./result.ts";
+import type { Tree } from "./tree.ts";
 
-/** The limits of one extraction with its running budget and keyring (created once per file, in the worker). */
-export type Limits = ExtractLimits & { budget: Budget; keyring?: Keyring };
+/**
+ * The limits of one extraction with its running budget, keyring and tree (created once per file,
+ * in the worker; without a tree, children are read but not recorded).
+ */
+export type Limits = ExtractLimits & { budget: Budget; keyring?: Keyring; tree?: Tree };
 
 /** Of the extraction's time, the share after which no further archive entry is opened. */
 const SOFT_TIME_SHARE = 0.75;

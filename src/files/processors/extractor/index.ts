@@ -1,8 +1,7 @@
 /**
- * `POST /analyzer/extractor`: text and metadata, natively (no Java), in a pool of sandbox
- * processes: a worker thread's heap limit missed WASM, Buffers and native memory (a PDF reached
- * 4 GB), a process's resident memory is what is bounded. A stuck or exhausted process is killed
- * and replaced; that extraction answers with its entry error.
+ * `POST /analyzer/extractor`: text and metadata, natively (no Java), from the upload's walk
+ * (tree/walk.ts: sandbox processes, whose resident memory is what is bounded — a worker thread's
+ * heap limit missed WASM, Buffers and native memory). The tree of children is in `extra.tree`.
  */
 import { Type } from "typebox";
 import type { FilesConfig } from "../../config.ts";
@@ -10,32 +9,26 @@ import { ExecutableInspector, type ExecutableResult } from "../../executable/ind
 import { FuzzyHasher } from "../../fuzzy/index.ts";
 import { iocOptions } from "../../iocs/options.ts";
 import { extractionParts } from "../../iocs/parts.ts";
-import { IocScanner, IocScanTimeout } from "../../iocs/scanner.ts";
-import { findPrlimit } from "../../sandbox/memory.ts";
-import { SandboxFailure, SandboxPool } from "../../sandbox/pool.ts";
+import { type IocScanner, IocScanTimeout } from "../../iocs/scanner.ts";
 import type { UploadedFile } from "../../upload.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
+import { type ShownNode, shownNodes, type TreeNode } from "../tree/nodes.ts";
+import { withNodePaths } from "../tree/text-paths.ts";
+import type { Walker } from "../tree/walk.ts";
 import { ocrEngine } from "./backends/ocr.ts";
-import { passwordsField, passwordsFieldSchema } from "./passwords-field.ts";
-import type { ExtractResult, ExtractTask } from "./worker.ts";
+import { passwordsFieldSchema } from "./passwords-field.ts";
+import type { ExtractResult } from "./worker.ts";
 
-export function createExtractorProcessor(config: FilesConfig): Processor {
-  const pool = new SandboxPool<ExtractTask, ExtractResult>({
-    label: "Extraction",
-    module: new URL("./worker.ts", import.meta.url),
-    memoryMb: config.extractMemoryMb,
-    timeoutMs: config.extractTimeoutMs,
-    prlimit: findPrlimit(),
-    size: config.extractWorkers,
-    minIdle: config.extractMinProcesses,
-    idleMs: config.extractIdleMs,
-  });
-  const limits = extractLimits(config);
-  const { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf } = createEnrichers(config);
+export function createExtractorProcessor(
+  config: FilesConfig,
+  walker: Walker,
+  scanner: IocScanner,
+): Processor {
+  const { hasher, inspector, fuzzyOf, iocsOf, executableOf, treeOf } = createEnrichers(config, scanner);
   return {
     name: "extractor",
-    url: "https://github.com/loupe-project/loupe/blob/main/docs/extraction.md",
+    url: "/analyzer/extractor",
     description:
       "Text and metadata extraction (PDF, Office and legacy Office, OpenDocument, RTF, HTML, email and Outlook MSG, text, images, audio/video, archives including 7z, APK manifests).",
     needsHashes: true,
@@ -43,32 +36,20 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
     metadataSchema: Type.Null(),
     analysisSchema: extractorAnalysis,
     async run(file, fields, ctx) {
-      const passwords = [
-        ...passwordsField(fields.passwords, config.archiveMaxPasswords),
-        ...config.archivePasswords,
-      ];
-      // Waiting for a free process counts against the same time limit as the work.
-      const deadline = AbortSignal.timeout(config.extractTimeoutMs);
+      const passwords = walker.passwords(fields);
       const fuzzyHashes = fuzzyOf(file, ctx.signal);
       fuzzyHashes.catch(() => {}); // awaited below; ignored when the extraction fails first
       const executable = executableOf(file, ctx.signal);
       executable.catch(() => {});
-      let result: ExtractResult;
-      try {
-        result = await pool.run(
-          {
-            path: file.path,
-            filename: file.filename,
-            limits: { ...limits, passwords },
-            deadline: Date.now() + config.extractTimeoutMs,
-          },
-          AbortSignal.any([deadline, ctx.signal]),
-        );
-      } catch (err) {
-        throw asFailure(err, deadline, config.extractTimeoutMs);
-      }
+      const result = await walker.walk(file, passwords, ctx.signal);
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
-      const [fuzzy, iocs, facts] = await Promise.all([fuzzyHashes, iocsOf(result, ctx.signal), executable]);
+      const [fuzzy, found, facts, tree] = await Promise.all([
+        fuzzyHashes,
+        iocsOf(result, ctx.signal),
+        executable,
+        treeOf(result.nodes, file, ctx.signal),
+      ]);
+      const iocs = withNodePaths(found, result.content, result.nodes);
       return {
         content: result.content,
         metadata: null,
@@ -84,49 +65,35 @@ export function createExtractorProcessor(config: FilesConfig): Processor {
             file: { name: file.filename, declared_type: file.declaredType },
             iocs,
             ...(facts ? { executable: facts } : {}),
+            tree,
           },
         },
       };
     },
+    findings: (analysis) => {
+      const tree = (analysis as { extra: { tree?: { nodes: ShownNode[] } } }).extra.tree;
+      return (tree?.nodes ?? [])
+        .filter((n) => n.status !== "analysed")
+        .map((n) => ({
+          level: "incomplete" as const,
+          path: n.path,
+          detail: `${n.status}: ${n.reason ?? n.status}`,
+        }));
+    },
     async engines() {
       return {
-        extractor: { ready: pool.startFailure === null, detail: poolDetail(pool, config.extractWorkers) },
+        extractor: walker.engine(),
         ...(config.ocr ? { ocr: await ocrEngine() } : {}),
       };
     },
     async close() {
-      await Promise.all([pool.close(), hasher.close(), scanner.close(), inspector.close()]);
+      await Promise.all([hasher.close(), inspector.close()]);
     },
   };
 }
 
-/** What the sandboxed worker needs from the settings: its limits, OCR and Tika. */
-function extractLimits(config: FilesConfig): ExtractTask["limits"] {
-  return {
-    maxChars: config.extractMaxChars,
-    maxDepth: config.extractMaxDepth,
-    maxArchiveBytes: config.extractMaxArchiveBytes,
-    maxArchiveEntries: config.extractMaxArchiveEntries,
-    maxPasswordTries: config.archiveMaxPasswordTries,
-    maxKeyPower: config.archiveMaxKeyPower,
-    maxKeyRounds: config.archiveMaxKeyRounds,
-    // The worker sets the OCR temp folder: the upload's own private folder.
-    ...(config.ocr
-      ? {
-          ocr: {
-            languages: config.ocrLanguages,
-            timeoutMs: config.ocrTimeoutMs,
-            maxPages: config.ocrMaxPages,
-            tmpDir: "",
-          },
-        }
-      : {}),
-    ...(config.tikaUrl ? { tika: { url: config.tikaUrl, timeoutMs: config.tikaTimeoutMs } } : {}),
-  };
-}
-
 /** The hashes, indicators and executable facts added to each extraction, each in its own pool. */
-function createEnrichers(config: FilesConfig) {
+function createEnrichers(config: FilesConfig, scanner: IocScanner) {
   // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
   const workers = {
     threads: config.extractWorkers,
@@ -138,7 +105,6 @@ function createEnrichers(config: FilesConfig) {
     timeoutMs: config.fuzzyTimeoutMs,
     maxBytes: config.fuzzyMaxBytes,
   });
-  const scanner = new IocScanner({ ...workers, timeoutMs: config.iocTimeoutMs });
   // Fuzzy hashes start with the extraction (they read the file, not its text); indicators follow it.
   const fuzzyOf = (file: UploadedFile, signal: AbortSignal) =>
     hasher
@@ -166,7 +132,19 @@ function createEnrichers(config: FilesConfig) {
   });
   const executableOf = (file: UploadedFile, signal: AbortSignal) =>
     inspector.inspect(file.path, file.size, signal);
-  return { hasher, scanner, inspector, fuzzyOf, iocsOf, executableOf };
+  // Every executable child's structure too, beside its node (`extra.tree.nodes[i].executable`).
+  const treeOf = async (nodes: TreeNode[], file: UploadedFile, signal: AbortSignal) => {
+    const shown: Array<ShownNode & { executable?: ExecutableResult }> = shownNodes(nodes, file);
+    await Promise.all(
+      nodes.map(async (n, i) => {
+        if (n.parent === null || !n.file) return;
+        const facts = await inspector.inspect(n.file, n.size ?? 0, signal).catch(() => null);
+        if (facts) (shown[i] as ShownNode & { executable?: ExecutableResult }).executable = facts;
+      }),
+    );
+    return { nodes: shown };
+  };
+  return { hasher, inspector, fuzzyOf, iocsOf, executableOf, treeOf };
 }
 
 /** imphash (PE) and telfhash (ELF) sit with the other hashes too. */
@@ -174,24 +152,4 @@ function executableHashes(facts: ExecutableResult | null): Record<string, string
   if (!facts || "error" in facts) return {};
   const { imphash, telfhash } = facts.details as { imphash?: string | null; telfhash?: string | null };
   return { ...(imphash ? { imphash } : {}), ...(telfhash ? { telfhash } : {}) };
-}
-
-function asFailure(err: unknown, deadline: AbortSignal, timeoutMs: number): ProcessorFailure {
-  if (err instanceof SandboxFailure && err.kind !== "aborted")
-    return new ProcessorFailure(err.kind, err.message);
-  if (deadline.aborted)
-    return new ProcessorFailure(
-      "timeout",
-      `Extraction did not finish within ${timeoutMs} ms and was stopped.`,
-    );
-  const message = err instanceof Error ? err.message : String(err);
-  return new ProcessorFailure("engine_error", `Extraction failed: ${message}`);
-}
-
-/** Processes started, and the last one lost (a replacement starts on the next extraction). */
-function poolDetail(pool: SandboxPool<ExtractTask, ExtractResult>, size: number): string {
-  if (pool.startFailure) return `extraction processes cannot start: ${pool.startFailure}`;
-  const started = `${pool.started} of ${size} extraction processes started`;
-  const last = pool.lastFailure;
-  return last ? `${started}; last stopped at ${last.at} (${last.kind})` : started;
 }

@@ -14,7 +14,13 @@ export interface Extracted {
 export type Typed = Extracted & { type: string };
 
 /** Extracts a nested file (archive entry, attachment, unpacked stream) one level deeper. */
-export type Recurse = (bytes: Buffer, name: string, depth: number) => Promise<Typed>;
+export interface Recurse {
+  (bytes: Buffer, name: string, depth: number): Promise<Typed>;
+  /** Records a child that is not read (no password opened it, or over a limit): it stays in the tree. */
+  skipped?(name: string, size: number | null, status: "encrypted" | "limit", reason: string): void;
+  /** Records that not every child of the file being read was listed or read (a limit). */
+  cut?(reason: string): void;
+}
 
 export interface ExtractLimits {
   maxChars: number;

@@ -9,6 +9,7 @@ import { Budget } from "./budget.ts";
 import { extractBytes } from "./extract.ts";
 import { Keyring } from "./passwords.ts";
 import { type ExtractLimits, normaliseWhitespace, ParseFailure } from "./result.ts";
+import { Tree, type TreeNode } from "./tree.ts";
 
 export interface ExtractTask {
   path: string;
@@ -16,6 +17,8 @@ export interface ExtractTask {
   limits: ExtractLimits;
   /** When the extraction's time is up (epoch ms): archive entries stop being opened as it comes near. */
   deadline: number;
+  /** The upload's own private folder for its children's bytes (created when the first is written); without it they are not written. */
+  childrenDir?: string;
 }
 
 export type ExtractResult =
@@ -27,8 +30,10 @@ export type ExtractResult =
       type: string;
       language: string | null;
       extra: Record<string, Record<string, unknown>>;
+      /** The root (the upload) first, then every child taken out, in the order they were met. */
+      nodes: TreeNode[];
     }
-  | { ok: false; type: string | null; error: string };
+  | { ok: false; type: string | null; error: string; nodes: TreeNode[] };
 
 const MIN_LANGUAGE_CHARS = 40;
 /** What V8 says when an allocation is refused (the data rlimit) or a string would pass its maximum. */
@@ -36,13 +41,18 @@ const OUT_OF_MEMORY = /allocation failed|Invalid string length|Invalid array len
 
 export default async function run(task: ExtractTask): Promise<ExtractResult> {
   const bytes = readFileSync(task.path);
+  const tree = new Tree(task.filename, bytes.length, task.childrenDir, {
+    maxNodes: task.limits.maxArchiveEntries,
+    maxBytes: task.limits.maxArchiveBytes,
+  });
   try {
     const settings = task.limits.ocr
       ? { ...task.limits, ocr: { ...task.limits.ocr, tmpDir: path.dirname(task.path) } }
       : task.limits;
     const budget = new Budget(settings, task.deadline);
     const keyring = new Keyring(settings.passwords ?? [], settings.maxPasswordTries ?? 0);
-    const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget, keyring });
+    const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget, keyring, tree });
+    tree.root.type = out.type;
     let content = normaliseWhitespace(out.text);
     const loupe: Record<string, unknown> = { ...out.extra.loupe };
     if (content.length > task.limits.maxChars) {
@@ -52,6 +62,7 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
     if (budget.reason) loupe.truncated = budget.reason;
     const language = content.length >= MIN_LANGUAGE_CHARS ? detect(content.slice(0, 20_000)) || null : null;
     return {
+      nodes: tree.nodes,
       ok: true,
       content,
       title: out.title?.trim() || null,
@@ -63,7 +74,9 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
   } catch (err) {
     if (err instanceof RangeError && OUT_OF_MEMORY.test(err.message)) throw err;
     const message = err instanceof Error ? err.message : String(err);
+    tree.failed(tree.root, err);
     return {
+      nodes: tree.nodes,
       ok: false,
       type: null,
       error: err instanceof ParseFailure ? message : `could not read the file: ${message}`,

@@ -13,13 +13,18 @@ import { Type } from "typebox";
 import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
 import type { PoolHealth } from "../../sandbox/pool.ts";
+import type { InMemoryFile, UploadedFile } from "../../upload.ts";
+import { passwordsFieldSchema } from "../extractor/passwords-field.ts";
 import {
   type Processor,
   type ProcessorContext,
   ProcessorFailure,
   type ProcessorOutput,
 } from "../processor.ts";
+import { type NodeScanResult, type ScanChild, scanChildren } from "../rulematch-tree.ts";
 import { rulematchAnalysis, rulematchMetadata } from "../schemas.ts";
+import type { Walker } from "../tree/walk.ts";
+import type { Finding } from "../verdict.ts";
 import { RuleScanner } from "./engines.ts";
 import type { ScanInput } from "./input.ts";
 import type { RuleLimits } from "./limits.ts";
@@ -52,7 +57,7 @@ function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEng
   return { pool, native };
 }
 
-export function createRulematchProcessor(config: FilesConfig): Processor {
+export function createRulematchProcessor(config: FilesConfig, walker?: Walker): Processor {
   const { pool, native } = createEngines(config);
   const scanner = new RuleScanner(pool, native, {
     nativeMaxBytes: config.rulesNativeMaxBytes,
@@ -67,21 +72,14 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
     config.yaraWorkers,
     config.rulesScanBudgetMs / 2,
   );
-  const limits: RuleLimits = {
-    maxBytes: config.rulesMaxBytes,
-    maxDepth: config.rulesMaxDepth,
-    maxRules: config.rulesMaxRules,
-    maxStrings: config.rulesMaxStrings,
-    maxPatternBytes: config.rulesMaxPatternBytes,
-    maxAlternatives: config.rulesMaxAlternatives,
-    modules: new Set(config.rulesModules),
-    refuseLargeLoops: config.rulesLargeLoops === "refuse",
-  };
+  const limits = ruleLimits(config);
+  /** `file`: the upload, whose children are scanned too. */
   async function scanUpload(
     input: ScanInput,
     size: number,
     fields: Record<string, string>,
     ctx: ProcessorContext,
+    file?: UploadedFile | InMemoryFile,
   ): Promise<ProcessorOutput> {
     const rules = fields.rules ?? "";
     if (rules.trim() === "") {
@@ -103,6 +101,15 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
         result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
       throw badRequest(result.error, detail);
     }
+    // The upload's children, with the same (now compiled and cached) rules, in the client's turns too.
+    const scanChild: ScanChild = async (path, childSize) => {
+      const r = await scanInShare(share, ctx, () =>
+        scanner.scan({ ...task, input: { path } }, childSize, ctx.signal),
+      );
+      return r.ok ? r.matches : r.message;
+    };
+    const children =
+      file && walker ? await childrenOf(config, walker, file, fields, scanChild, ctx) : undefined;
     const metadata = {
       warnings: result.warnings,
       rules_cached: !result.compiledNow,
@@ -112,19 +119,26 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
         ? { console: result.console, console_truncated: result.consoleTruncated }
         : {}),
     };
-    return { content: null, metadata, analysis: { rules, matches: result.matches } };
+    const matches = [...result.matches, ...(children?.matches ?? [])];
+    const notScanned = children?.notScanned.length ? { not_scanned: children.notScanned } : {};
+    return { content: null, metadata, analysis: { rules, matches, ...notScanned } };
   }
   return {
     name: "rulematch",
-    url: "https://virustotal.github.io/yara-x/",
-    description: "Scan with the caller's YARA rules (YARA-X).",
+    url: "/analyzer/rulematch",
+    description:
+      "Scan with the caller's YARA rules (YARA-X), of the file and of every child Loupe takes out of it; a child's match carries its path.",
     needsHashes: false,
-    fields: Type.Object({ rules: Type.String({ description: "YARA rules source." }) }),
+    fields: Type.Object({
+      rules: Type.String({ description: "YARA rules source." }),
+      passwords: passwordsFieldSchema,
+    }),
+    findings: rulematchFindings,
     metadataSchema: rulematchMetadata,
     analysisSchema: rulematchAnalysis,
-    run: (file, fields, ctx) => scanUpload({ path: file.path }, file.size, fields, ctx),
+    run: (file, fields, ctx) => scanUpload({ path: file.path }, file.size, fields, ctx, file),
     // A small upload kept in memory (UPLOAD_MEMORY_MAX) goes to the scan process as bytes: no temp file.
-    runOnBytes: (file, fields, ctx) => scanUpload({ bytes: file.bytes }, file.size, fields, ctx),
+    runOnBytes: (file, fields, ctx) => scanUpload({ bytes: file.bytes }, file.size, fields, ctx, file),
     async engines() {
       return {
         yara: wasmStatus(pool, config.yaraWorkers),
@@ -135,6 +149,19 @@ export function createRulematchProcessor(config: FilesConfig): Processor {
     async close() {
       await Promise.all([pool.destroy(), native?.close()]);
     },
+  };
+}
+
+function ruleLimits(config: FilesConfig): RuleLimits {
+  return {
+    maxBytes: config.rulesMaxBytes,
+    maxDepth: config.rulesMaxDepth,
+    maxRules: config.rulesMaxRules,
+    maxStrings: config.rulesMaxStrings,
+    maxPatternBytes: config.rulesMaxPatternBytes,
+    maxAlternatives: config.rulesMaxAlternatives,
+    modules: new Set(config.rulesModules),
+    refuseLargeLoops: config.rulesLargeLoops === "refuse",
   };
 }
 
@@ -167,6 +194,24 @@ function shareStatus(share: ClientShare) {
   };
 }
 
+/** The children's matches; a walk that fails leaves them unscanned, and says so. */
+async function childrenOf(
+  config: FilesConfig,
+  w: Walker,
+  file: UploadedFile | InMemoryFile,
+  fields: Record<string, string>,
+  scan: ScanChild,
+  ctx: ProcessorContext,
+): Promise<NodeScanResult> {
+  const options = { concurrency: config.yaraWorkers, timeoutMs: config.scanTimeoutMs };
+  try {
+    return await w.withNodes(file, fields, ctx.signal, (nodes) => scanChildren(nodes, scan, options));
+  } catch (err) {
+    if (!(err instanceof ProcessorFailure)) throw err;
+    const reason = `its children could not be taken out: ${err.message}`;
+    return { matches: [], notScanned: [{ path: file.filename, reason }] };
+  }
+}
 /** The WebAssembly workers in health: threads started and retired after an engine fault. */
 function wasmStatus(pool: YaraPool, maxThreads: number) {
   const last = pool.lastRetirement;
@@ -219,3 +264,23 @@ const YARA_X_VERSION: string = (
     version: string;
   }
 ).version;
+
+/** A match is suspicious at its path (the upload's own carry none); an unscanned child, incomplete. */
+function rulematchFindings(analysis: unknown, file: { filename: string }): Finding[] {
+  const a = analysis as {
+    matches: Array<{ rule: string; path?: string }>;
+    not_scanned?: Array<{ path: string; reason: string }>;
+  };
+  return [
+    ...a.matches.map((m) => ({
+      level: "suspicious" as const,
+      path: m.path ?? file.filename,
+      detail: `YARA rule ${m.rule}`,
+    })),
+    ...(a.not_scanned ?? []).map((n) => ({
+      level: "incomplete" as const,
+      path: n.path,
+      detail: `not scanned by YARA: ${n.reason}`,
+    })),
+  ];
+}

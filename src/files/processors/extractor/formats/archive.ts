@@ -129,31 +129,50 @@ export async function describeArchive(
   const entries: Array<Record<string, unknown>> = [];
   let truncated = listing.truncated;
   if (listing.unlock) truncated ??= await listing.unlock();
-  const { budget } = limits;
+  // Entries left out of the listing (past the entry count) are only known as a count.
+  if (listing.truncated) recurse.cut?.(listing.truncated);
   for (const e of listing.entries) {
     const info: Record<string, unknown> = { name: e.name, size: e.size, ...lockFacts(e) };
-    if (e.bytes && !e.name.endsWith("/")) {
-      if (depth + 1 > limits.maxDepth) {
-        truncated ??= budget.stop(`nesting deeper than ${limits.maxDepth}`);
-      } else if (budget.charsLeft <= 0 || !budget.hasTime()) {
-        // Text or time is spent: the rest is listed, not read.
-        truncated ??= budget.reason;
-      } else {
-        try {
-          const inner = await recurse(e.bytes, e.name, depth + 1);
-          info.type = inner.type;
-          if (inner.text.trim()) texts.push(`── ${e.name} ──\n${inner.text}`);
-          const innerArchive = inner.extra.archive as { truncated?: string } | undefined;
-          if (innerArchive?.truncated) truncated ??= innerArchive.truncated;
-        } catch (err) {
-          info.error = err instanceof Error ? err.message : String(err);
-        }
-      }
-    }
+    const why = e.name.endsWith("/") ? undefined : await readEntry(e, depth, limits, recurse, texts, info);
+    if (why) truncated ??= why;
     entries.push(info);
   }
   return {
     text: texts.join("\n\n"),
     extra: { archive: { entry_count: listing.entries.length, entries, ...(truncated ? { truncated } : {}) } },
   };
+}
+
+/** Reads one entry one level deeper (its type and text into `info` and `texts`); why it was not, if so. */
+async function readEntry(
+  e: ArchiveEntry,
+  depth: number,
+  limits: Limits,
+  recurse: Recurse,
+  texts: string[],
+  info: Record<string, unknown>,
+): Promise<string | null | undefined> {
+  const { budget } = limits;
+  if (!e.bytes) {
+    if (e.encrypted) recurse.skipped?.(e.name, e.size, "encrypted", "no password opened it");
+    else recurse.skipped?.(e.name, e.size, "limit", budget.reason ?? "not read: over a limit");
+    return undefined;
+  }
+  let stopped: string | null = null;
+  if (depth + 1 > limits.maxDepth) stopped = budget.stop(`nesting deeper than ${limits.maxDepth}`);
+  else if (budget.charsLeft <= 0 || !budget.hasTime()) stopped = budget.reason; // the rest is listed, not read
+  if (stopped !== null) {
+    recurse.skipped?.(e.name, e.size, "limit", stopped ?? "not read: over a limit");
+    return stopped;
+  }
+  try {
+    const inner = await recurse(e.bytes, e.name, depth + 1);
+    info.type = inner.type;
+    if (inner.text.trim()) texts.push(`── ${e.name} ──\n${inner.text}`);
+    const innerArchive = inner.extra.archive as { truncated?: string } | undefined;
+    return innerArchive?.truncated;
+  } catch (err) {
+    info.error = err instanceof Error ? err.message : String(err);
+    return undefined;
+  }
 }

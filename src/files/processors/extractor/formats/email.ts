@@ -31,13 +31,18 @@ async function readAttachments(
   texts: string[],
   attachments: Array<Record<string, unknown>>,
 ): Promise<void> {
+  if (list.length > limits.maxArchiveEntries)
+    recurse.cut?.(`more than ${limits.maxArchiveEntries} attachments`);
   for (const a of list.slice(0, limits.maxArchiveEntries)) {
     const info: Record<string, unknown> = {
       filename: a.filename ?? null,
       content_type: a.contentType,
       size: a.size,
     };
-    if (depth + 1 <= limits.maxDepth) {
+    if (depth + 1 > limits.maxDepth) {
+      const why = limits.budget.stop(`nesting deeper than ${limits.maxDepth}`);
+      recurse.skipped?.(a.filename ?? "attachment", a.size, "limit", why);
+    } else {
       try {
         const inner = await recurse(a.content, a.filename ?? "attachment", depth + 1);
         info.type = inner.type;

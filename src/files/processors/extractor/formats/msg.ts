@@ -144,7 +144,10 @@ async function readAttachments(
     const name = a.fileName ?? a.fileNameShort ?? a.name ?? "attachment";
     const info: Record<string, unknown> = { filename: name, content_type: a.attachMimeTag ?? null };
     attachments.push(info);
-    if (depth + 1 > limits.maxDepth) continue;
+    if (depth + 1 > limits.maxDepth) {
+      recurse.skipped?.(name, a.contentLength ?? null, "limit", `nesting deeper than ${limits.maxDepth}`);
+      continue;
+    }
     if (a.innerMsgContent && a.innerMsgContentFields) {
       const inner = a.innerMsgContentFields;
       info.type = "application/vnd.ms-outlook";
@@ -165,6 +168,7 @@ async function readAttachments(
     info.size = a.contentLength ?? null;
     if ((a.contentLength ?? 0) > budget.bytes) {
       info.error = "not read: over the archive bytes budget";
+      recurse.skipped?.(name, a.contentLength ?? null, "limit", `more than ${limits.maxArchiveBytes} bytes`);
       continue;
     }
     try {

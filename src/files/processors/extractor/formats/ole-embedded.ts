@@ -52,7 +52,8 @@ export function embeddedObjects(container: CFB.CFB$Container): EmbeddedObject[] 
   }));
   for (const { path, entry } of paths) {
     if (entry?.type !== 2) continue;
-    if (!path.includes("/")) continue; // the document's own streams
+    // The document's own streams; but an OLE object file (a DOCX's oleObject1.bin) holds its payload at the root.
+    if (!path.includes("/") && path !== "\u0001Ole10Native" && path !== "Package") continue;
     const name = path.slice(path.lastIndexOf("/") + 1);
     const bytes = asBuffer(entry.content);
     if (!bytes) continue;

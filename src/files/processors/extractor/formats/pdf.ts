@@ -70,7 +70,13 @@ async function pageTexts(pdf: PdfDocument, budget: Budget | undefined, ocrPage?:
 export type OcrPage = (pageNumber: number) => Promise<string>;
 
 /** Takes the bytes over (see `pdfData`): callers must not read `bytes` afterwards. */
-export async function extractPdf(bytes: Buffer, ocrPage?: OcrPage, budget?: Budget): Promise<Extracted> {
+/** A PDF's text and metadata, and the files attached to it (embedded files, file attachment annotations). */
+export interface ReadPdf {
+  extracted: Extracted;
+  attachments: Array<{ name: string; bytes: Buffer }>;
+}
+
+export async function extractPdf(bytes: Buffer, ocrPage?: OcrPage, budget?: Budget): Promise<ReadPdf> {
   let pdf: PdfDocument;
   try {
     pdf = await getDocumentProxy(pdfData(bytes), PDFJS_OPTIONS);
@@ -110,7 +116,7 @@ export async function extractPdf(bytes: Buffer, ocrPage?: OcrPage, budget?: Budg
       (typeof infoDict.Title === "string" && infoDict.Title.trim()) ||
       (dc.title as string | undefined) ||
       null;
-    return {
+    const extracted = {
       text: pages.join("\n\n"),
       title,
       created: pdfDate(infoDict.CreationDate) ?? isoDate(dc.createdate),
@@ -120,9 +126,27 @@ export async function extractPdf(bytes: Buffer, ocrPage?: OcrPage, budget?: Budg
         ...(typeof infoDict.Author === "string" ? { dc: { creator: infoDict.Author } } : {}),
       },
     };
+    return { extracted, attachments: await attachmentsOf(pdf) };
   } finally {
     // Destroying (not just cleaning up) lets the in-thread pdf.js worker drop the document and
     // its bytes now, instead of holding them until the next PDF replaces them.
     await pdf.loadingTask.destroy();
   }
+}
+
+/** The PDF's attached files; a damaged attachment table or file gives none rather than failing the text. */
+async function attachmentsOf(pdf: PdfDocument): Promise<Array<{ name: string; bytes: Buffer }>> {
+  const table = await pdf.getAttachments().catch(() => null);
+  const found: Array<{ name: string; bytes: Buffer }> = [];
+  for (const [id, a] of table ?? []) {
+    const content = await pdf.getAttachmentContent(id).catch(() => null);
+    const bytes =
+      content instanceof Uint8Array ? content : (content as { content?: Uint8Array } | null)?.content;
+    if (bytes)
+      found.push({
+        name: a.filename || id,
+        bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      });
+  }
+  return found;
 }

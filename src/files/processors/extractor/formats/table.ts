@@ -11,6 +11,7 @@ import type { Recurse, Typed } from "../result.ts";
 import { extractApk } from "./apk.ts";
 import { describeArchive, gunzipLimited, readTar, readZip } from "./archive.ts";
 import { extractBinary } from "./binary.ts";
+import { listedChildren, withChildren } from "./children.ts";
 import { extractEmail, looksLikeEmail } from "./email.ts";
 import { extractEpub } from "./epub.ts";
 import { extractHtml } from "./html.ts";
@@ -20,6 +21,7 @@ import { extractOdf, extractOoxml } from "./office.ts";
 import { extractOle } from "./ole.ts";
 import { extractPdf } from "./pdf.ts";
 import { extractRtf, isRtf } from "./rtf.ts";
+import { rtfObjects } from "./rtf-objects.ts";
 import { readSevenZip, unpackStream } from "./sevenzip.ts";
 import { tar } from "./tar-type.ts";
 import { extractText, looksLikeText } from "./text.ts";
@@ -62,10 +64,23 @@ export const FORMATS: readonly Format[] = [
   {
     name: "pdf",
     detect: ({ mime }) => mime === "application/pdf",
-    extract: async ({ bytes, limits }) => ({
-      type: "application/pdf",
-      ...(await withPdfOcr(bytes, limits.ocr, (ocrPage) => extractPdf(bytes, ocrPage, limits.budget))),
-    }),
+    extract: async ({ bytes, depth, limits, recurse }) => {
+      let attachments: Array<{ name: string; bytes: Buffer }> = [];
+      const out = await withPdfOcr(bytes, limits.ocr, async (ocrPage) => {
+        const read = await extractPdf(bytes, ocrPage, limits.budget);
+        attachments = read.attachments;
+        return read.extracted;
+      });
+      const listing = listedChildren(attachments, limits);
+      return withChildren(
+        { type: "application/pdf", ...out },
+        listing,
+        "attachments",
+        depth,
+        limits,
+        recurse,
+      );
+    },
   },
   {
     name: "image",
@@ -108,7 +123,17 @@ export const FORMATS: readonly Format[] = [
   {
     name: "rtf",
     detect: ({ mime, bytes }) => mime === "application/rtf" || isRtf(bytes),
-    extract: async ({ bytes }) => ({ type: "application/rtf", ...extractRtf(bytes) }),
+    extract: async ({ bytes, depth, limits, recurse }) => {
+      const objects = listedChildren(rtfObjects(bytes, limits.budget.bytesLeft), limits);
+      return withChildren(
+        { type: "application/rtf", ...extractRtf(bytes) },
+        objects,
+        "objects",
+        depth,
+        limits,
+        recurse,
+      );
+    },
   },
   {
     name: "ole (DOC, XLS, PPT, MSG)",
@@ -172,7 +197,9 @@ async function extractCompressedStream(input: Input): Promise<Typed> {
   // A compressed stream is a level of nesting like an archive: a gzip that unpacks to itself must end.
   const tooDeep = depth + 1 > limits.maxDepth ? `nesting deeper than ${limits.maxDepth}` : undefined;
   const stop = truncated ?? (tooDeep && limits.budget.stop(tooDeep));
-  // A stream cut at the bytes budget still has its head read.
+  if (tooDeep) recurse.skipped?.(innerName, data.length || null, "limit", tooDeep);
+  // A stream cut at the bytes budget still has its head read; the stream's node says it was cut.
+  else if (truncated) recurse.cut?.(truncated);
   const inner = tooDeep ? undefined : await recurse(data, innerName, depth + 1);
   // The inner result's own archive facts are replaced by these: keep why it stopped, if it did.
   const why = stop ?? innerTruncation(inner);
@@ -223,12 +250,13 @@ const ZIP_FORMATS: readonly {
   ...OOXML.map((o) => ({
     name: o.kind,
     detect: (z: ZipInput) => !!z.files[o.part],
-    extract: async (z: ZipInput) => ({ type: o.type, ...(await extractOoxml(z.files, z.bytes, o.kind)) }),
+    extract: async (z: ZipInput) =>
+      withMembers({ type: o.type, ...(await extractOoxml(z.files, z.bytes, o.kind)) }, z, OOXML_CHILDREN),
   })),
   {
     name: "odf",
     detect: (z) => z.declared.startsWith("application/vnd.oasis.opendocument"),
-    extract: async (z) => ({ type: z.declared, ...extractOdf(z.files) }),
+    extract: async (z) => withMembers({ type: z.declared, ...extractOdf(z.files) }, z, ODF_CHILDREN),
   },
   {
     name: "apk",
@@ -252,6 +280,17 @@ const ZIP_FORMATS: readonly {
     }),
   },
 ];
+
+/** The members of an OOXML file that are files of their own: embedded objects and the VBA project. */
+const OOXML_CHILDREN = /^(?:word|xl|ppt)\/(?:embeddings\/[^/]+|vbaProject\.bin)$/;
+/** ODF: embedded OLE objects (`Object 1`) and files under `Basic/` and `Scripts/`. */
+const ODF_CHILDREN = /^(?:Object \d+|(?:Basic|Scripts)\/.+[^/])$/;
+
+/** An office file's members that are files of their own, read one level deeper (extra.embedded). */
+function withMembers(out: Typed, z: ZipInput, pattern: RegExp): Promise<Typed> {
+  const entries = z.listing.entries.filter((e) => pattern.test(e.name));
+  return withChildren(out, { entries, truncated: null }, "embedded", z.depth, z.limits, z.recurse);
+}
 
 async function extractZipFamily(input: Input): Promise<Typed> {
   const { files, listing } = readZip(input.bytes, input.limits);

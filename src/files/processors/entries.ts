@@ -1,0 +1,62 @@
+/**
+ * One processor's work as its entry of the answer, written once for every route: the output, or
+ * the failure inside the entry (HTTP 200, `success: false`, never a 5xx); a 400 (`HttpError`,
+ * bad fields) is passed on to refuse the request. An unexpected error is logged and reported as
+ * `internal_error`.
+ */
+import type { FastifyBaseLogger } from "fastify";
+import { HttpError } from "../../common/errors.ts";
+import { type Processor, ProcessorFailure, type ProcessorOutput } from "./processor.ts";
+
+export interface Entry {
+  success: boolean;
+  processor_name: string;
+  processor_url: string;
+  processor_description: string;
+  error: string | null;
+  error_short: string | null;
+  metadata: unknown;
+  analysis: unknown;
+  /** The extracted text, lifted to the answer's top-level `content` (not part of the entry). */
+  content?: string | null;
+}
+
+export function entryHeader(p: Pick<Processor, "name" | "url" | "description">) {
+  return { processor_name: p.name, processor_url: p.url, processor_description: p.description };
+}
+
+export function okEntry(p: Processor, out: ProcessorOutput): Entry {
+  const ok = { ...entryHeader(p), success: true, error: null, error_short: null };
+  return { ...ok, metadata: out.metadata, analysis: out.analysis, content: out.content };
+}
+
+export async function entryOf(
+  p: Processor,
+  work: () => Promise<ProcessorOutput>,
+  log: FastifyBaseLogger,
+): Promise<Entry> {
+  try {
+    return okEntry(p, await work());
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    if (!(err instanceof ProcessorFailure))
+      log.error({ err, processor: p.name }, "processor failed unexpectedly");
+    const failure =
+      err instanceof ProcessorFailure
+        ? err
+        : new ProcessorFailure("internal_error", `The ${p.name} processor failed: ${String(err)}`);
+    const failed = { ...entryHeader(p), success: false, error: failure.message, error_short: failure.short };
+    return { ...failed, metadata: null, analysis: null };
+  }
+}
+
+/** A single route's answer: Mandolin's Analysis with the one entry. */
+export function singleAnswer({ content, ...entry }: Entry) {
+  return {
+    success: entry.success,
+    content: entry.success ? (content ?? null) : null,
+    error: entry.error,
+    error_short: entry.error_short,
+    processors: { [entry.processor_name]: entry },
+  };
+}
