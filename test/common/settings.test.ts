@@ -21,7 +21,7 @@ describe("settings", () => {
     const doc = readFileSync(path.join(ROOT, "docs/configuration.md"), "utf8");
     for (const [group, spec] of Object.entries(ALL_SPECS)) {
       for (const s of Object.values(spec)) {
-        const row = doc.split("\n").find((line) => line.includes(`\`${s.env}\``));
+        const row = doc.split("\n").find((line) => line.startsWith(`| \`${s.env}\``));
         assert.ok(row, `${group}: ${s.env} is missing from docs/configuration.md`);
         const expected =
           s.documentedDefault ?? (typeof s.defaultValue === "string" ? undefined : s.defaultValue);
