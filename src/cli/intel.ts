@@ -85,8 +85,9 @@ async function serve(args: string[]): Promise<undefined> {
   const service = await startIntelService(common, readIntelConfig(env), logger, {
     worker: !values["no-worker"],
   });
+  // The panel's path is a secret, and logs travel: `./loupe intel admin-url` (or `up`'s banner) prints it.
   logger.info(
-    `intel listening on ${service.url} (docs: ${service.url}/api/docs/, admin: ${service.adminUrl})`,
+    `intel listening on ${service.url} (docs: ${service.url}/api/docs/; the admin panel's URL: ./loupe intel admin-url)`,
   );
   closeOnSignals(logger, [service.close]);
   return undefined;
@@ -188,7 +189,8 @@ async function credentials(args: string[]): Promise<number> {
     } else if (sub === "remove") {
       const id = Number(rest[0]);
       if (!Number.isInteger(id)) throw new UsageError("usage: ./loupe intel credentials remove ID");
-      if (!(await removeCredentialSet(s.store.db, id))) throw new UsageError(`no credentials #${id}`);
+      if ((await removeCredentialSet(s.store.db, id)) === undefined)
+        throw new UsageError(`no credentials #${id}`);
       process.stdout.write(`removed credentials #${id}\n`);
     } else {
       throw new UsageError("usage: ./loupe intel credentials set|list|remove …");

@@ -90,7 +90,7 @@ export function createRequests(deps: RequestDeps): Requests {
   const recordAsk = askRecorder(db);
   const ctx: Context = {
     ...deps,
-    rendered: createRenderedCache(),
+    rendered: createRenderedCache(deps.config.renderedCacheBytes),
     reads: deps.reads ?? { view: async () => DIRECT_READS, counts: () => ({ hits: 0, misses: 0 }) },
   };
 
@@ -121,7 +121,7 @@ export function createRequests(deps: RequestDeps): Requests {
   return {
     submit,
     processRequest,
-    document: (subject, depth) => readDocument(db, subject, depth),
+    document: (subject, depth) => readDocument(db, subject, depth, deps.config.resultMaxEntities),
     getRequest: (id) => getRequest(db, id),
   };
 }
@@ -256,7 +256,7 @@ async function renderedDocument(
   const key = `${depth}|${subjectKey(subject)}`;
   const hit = ctx.rendered.get(key, version);
   if (hit) return hit;
-  const hood = await neighbourhood(db, subject, depth);
+  const hood = await neighbourhood(db, subject, depth, ctx.config.resultMaxEntities);
   if (!hood) return undefined;
   const json = Buffer.from(JSON.stringify(buildDocument(hood, {})));
   ctx.rendered.set(key, version, json);
@@ -291,12 +291,12 @@ function asksOnly(r: RequestsTable, allowed: Connector[]): boolean {
 }
 
 /** The root and its neighbours: the subject's looked-up root entity, or an entity of that name. */
-async function neighbourhood(db: Store["db"], subject: Subject, depth: number) {
+async function neighbourhood(db: Store["db"], subject: Subject, depth: number, maxEntities: number) {
   const lookup = await latestLookup(db, subjectKey(subject));
   const root = lookup?.root_entity
     ? { id: lookup.root_entity }
     : await findEntity(db, { superType: subject.superType, type: subject.type, name: subject.value });
-  return root ? readNeighbourhood(db, root.id, depth) : undefined;
+  return root ? readNeighbourhood(db, root.id, depth, maxEntities) : undefined;
 }
 
 /** The result document of a subject looked up before (or known as an entity), or undefined. */
@@ -304,8 +304,9 @@ async function readDocument(
   db: Store["db"],
   subject: Subject,
   depth: number,
+  maxEntities: number,
 ): Promise<ResultDocument | undefined> {
-  const hood = await neighbourhood(db, subject, depth);
+  const hood = await neighbourhood(db, subject, depth, maxEntities);
   if (!hood) return undefined;
   const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
   return buildDocument(hood, sourceViews(sources, Date.now()));
