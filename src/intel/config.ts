@@ -157,10 +157,10 @@ export const intelSettings = {
     "Bytes of rendered result documents and exports kept in memory per process, reused while the graph does not change (least recently used dropped first; 0 = none kept).",
     { min: 0, max: 16 * 1024 * 1024 * 1024 },
   ),
-  renderThreads: integer(
-    "INTEL_RENDER_THREADS",
+  renderProcesses: integer(
+    "INTEL_RENDER_PROCESSES",
     2,
-    "Threads that read and render stored results and exports off the event loop; each ends after 30 s without work.",
+    "Processes that read and render stored results and exports off the event loop; each ends after 30 s without work.",
     { min: 1, max: 64 },
   ),
   retryAfterSeconds: integer("INTEL_RETRY_AFTER", 2, "Retry-After (seconds) sent with 201 answers.", {

@@ -1,7 +1,7 @@
 /**
  * One render of a stored result to JSON bytes: the result document without sources (they carry
  * ages, filled in per answer), or an export of the document with them. Pure reads and CPU: run in a
- * render thread (render-thread.ts) so no graph, however large, holds the event loop.
+ * render process (render-process.ts) so no graph, however large, holds the event loop.
  */
 import type { Subject } from "../connectors/types.ts";
 import type { Store } from "../store/db.ts";
@@ -23,7 +23,7 @@ export interface RenderedResult {
   contentType: string;
 }
 
-/** UTF-8 in a buffer of its own (never a slice of a shared pool: it may be moved to another thread). */
+/** UTF-8 bytes of a value's JSON. */
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
 /** The task's bytes, or null when nothing is stored for the subject. */

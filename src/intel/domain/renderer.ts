@@ -1,22 +1,21 @@
 /**
  * Result documents and exports rendered off the event loop: reading a large graph, building its
  * document or STIX bundle and encoding it took seconds of one thread (a 30,000-entity STIX export
- * held intel for 1.7–1.9 s), so render threads (INTEL_RENDER_THREADS, piscina) do it with their own
- * database connections and move the bytes back. Rendered bytes are kept per graph version in a
+ * held intel for 1.7–1.9 s), so render processes (INTEL_RENDER_PROCESSES) do it with their own
+ * database connections and send the bytes back. Rendered bytes are kept per graph version in a
  * byte-bounded cache (INTEL_RENDERED_CACHE_BYTES), and one render serves every concurrent asker.
- * Threads end after RENDER_IDLE_MS without work, giving back what a large render took.
+ * Processes end after RENDER_IDLE_MS without work, giving back what a large render took.
  */
-import { Piscina } from "piscina";
 import type { IntelConfig } from "../config.ts";
 import type { Subject } from "../connectors/types.ts";
 import type { Store } from "../store/db.ts";
 import type { ExportContext, ExportFormat } from "./export/index.ts";
-import { type RenderedResult, type RenderTask, renderResult } from "./render-task.ts";
-import type { ThreadTask } from "./render-thread.ts";
+import { createRenderPool } from "./render-pool.ts";
+import { type RenderTask, renderResult } from "./render-task.ts";
 import { createRenderedCache, type Rendered } from "./rendered-cache.ts";
 import { type DocumentRenderer, subjectKey } from "./result-reads.ts";
 
-/** How long a render thread stays without work before it ends. */
+/** How long a render process stays without work before it ends. */
 export const RENDER_IDLE_MS = 30_000;
 
 /** `document`: the subject's result document without sources, as of graph `version` (undefined: nothing stored). */
@@ -36,33 +35,21 @@ export interface Renderer extends DocumentRenderer {
 
 type RenderConfig = Pick<
   IntelConfig,
-  "databaseUrl" | "resultMaxEntities" | "renderedCacheBytes" | "renderThreads"
+  "databaseUrl" | "resultMaxEntities" | "renderedCacheBytes" | "renderProcesses"
 >;
 
-/** Renders in threads, or here when the database lives in this thread's memory (no other connection sees it). */
+/** Renders in processes, or here when the database lives in this process's memory (no other connection sees it). */
 function renderWith(store: Store, config: RenderConfig) {
   if (config.databaseUrl === "sqlite::memory:")
     return { run: (task: RenderTask) => renderResult(store.db, task), close: async () => undefined };
-  let pool: Piscina<ThreadTask, RenderedResult | null> | undefined;
-  return {
-    run(task: RenderTask): Promise<RenderedResult | null> {
-      pool ??= new Piscina<ThreadTask, RenderedResult | null>({
-        filename: new URL("./render-thread.ts", import.meta.url).href,
-        minThreads: 0,
-        maxThreads: config.renderThreads,
-        idleTimeout: RENDER_IDLE_MS,
-      });
-      return pool.run({ ...task, databaseUrl: config.databaseUrl });
-    },
-    close: async () => pool?.destroy(),
-  };
+  return createRenderPool(config.databaseUrl, config.renderProcesses, RENDER_IDLE_MS);
 }
 
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 export function createRenderer(store: Store, config: RenderConfig): Renderer {
   const cache = createRenderedCache(config.renderedCacheBytes);
-  const threads = renderWith(store, config);
+  const renderers = renderWith(store, config);
   const running = new Map<string, Promise<Rendered | undefined>>();
 
   /** The cached bytes of `key` at `version`, or one render shared by everyone asking meanwhile. */
@@ -72,7 +59,7 @@ export function createRenderer(store: Store, config: RenderConfig): Renderer {
     const id = `${version}\u0000${key}`;
     let pending = running.get(id);
     if (!pending) {
-      pending = threads
+      pending = renderers
         .run(task)
         .then((result) => {
           if (!result) return undefined;
@@ -97,6 +84,6 @@ export function createRenderer(store: Store, config: RenderConfig): Renderer {
       return rendered(key, version, { subject, depth, maxEntities, export: { format, context } });
     },
     cachedBytes: () => cache.bytes(),
-    close: () => threads.close(),
+    close: () => renderers.close(),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * A subject's result as stored: its neighbourhood (at most `maxEntities` entities) and the result
- * document built from it. What may be large is read in a render thread (domain/renderer.ts).
+ * document built from it. What may be large is read in a render process (domain/renderer.ts).
  */
 import type { Subject } from "../connectors/types.ts";
 import type { Store } from "../store/db.ts";
