@@ -24,12 +24,21 @@ function storeFor(url: string): Promise<Store> {
   return store;
 }
 
+/** Sends a reply; the pool gone meanwhile (its channel closed) ends this process quietly. */
+function reply(message: object): void {
+  process.send?.(message, undefined, undefined, (err) => {
+    if (err) process.exit(0);
+  });
+}
+
 process.on("message", async (message: RenderMessage) => {
   try {
-    const result = await renderResult((await storeFor(message.databaseUrl)).db, message.task);
-    process.send?.({ id: message.id, result });
+    reply({
+      id: message.id,
+      result: await renderResult((await storeFor(message.databaseUrl)).db, message.task),
+    });
   } catch (err) {
-    process.send?.({ id: message.id, error: err instanceof Error ? err.message : String(err) });
+    reply({ id: message.id, error: err instanceof Error ? err.message : String(err) });
   }
 });
 // The pool closing the channel (or dying) ends this process.
