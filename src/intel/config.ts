@@ -153,7 +153,7 @@ export const intelSettings = {
   ),
   renderedCacheBytes: integer(
     "INTEL_RENDERED_CACHE_BYTES",
-    64 * 1024 * 1024,
+    32 * 1024 * 1024,
     "Bytes of rendered result documents and exports kept in memory per process, reused while the graph does not change (least recently used dropped first; 0 = none kept).",
     { min: 0, max: 16 * 1024 * 1024 * 1024 },
   ),
