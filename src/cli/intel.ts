@@ -89,8 +89,9 @@ async function serve(args: string[]): Promise<undefined> {
   const service = await startIntelService(common, readIntelConfig(env), logger, {
     worker: !values["no-worker"],
   });
+  // The panel's path is a secret, and logs travel: `./loupe intel admin-url` (or `up`'s banner) prints it.
   logger.info(
-    `intel listening on ${service.url} (docs: ${service.url}/api/docs/, admin: ${service.adminUrl})`,
+    `intel listening on ${service.url} (docs: ${service.url}/api/docs/; the admin panel's URL: ./loupe intel admin-url)`,
   );
   closeOnSignals(logger, [service.close]);
   return undefined;

@@ -14,6 +14,7 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyRequest,
+  type FastifyServerOptions,
   type onRequestHookHandler,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -42,8 +43,9 @@ export interface HttpServerOptions {
   /** When set, /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string;
   /**
-   * A secret path prefix (intel's admin panel): its routes are left out of the OpenAPI document
-   * and counted in metrics under `/{private}`, so the path appears nowhere a client can read.
+   * A secret path prefix (intel's admin panel): its routes are left out of the OpenAPI document,
+   * counted in metrics and written in request logs under `/{private}`, so the path appears nowhere
+   * a client or a log reader can read.
    */
   privatePrefix?: string;
   /** Send HSTS on every answer (the service is reached over https: BASE_URL); else only on https requests. */
@@ -80,6 +82,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
+    ...(opts.privatePrefix ? { childLoggerFactory: hidingPrivateUrls(opts.privatePrefix) } : {}),
     bodyLimit: opts.bodyLimit ?? 1_048_576,
     genReqId: (req) => {
       const incoming = req.headers["x-request-id"];
@@ -252,9 +255,28 @@ function installHsts(app: App, always: boolean): void {
 /** The metrics label of a route: its pattern, with a secret prefix replaced by `/{private}`. */
 function routeLabel(url: string | undefined, privatePrefix: string | undefined): string {
   if (!url) return "unmatched";
-  if (privatePrefix && (url === privatePrefix || url.startsWith(`${privatePrefix}/`)))
+  return privatePrefix ? withoutPrivatePrefix(url, privatePrefix) : url;
+}
+
+/** A URL or route with the secret prefix replaced by `/{private}` (its query string too). */
+function withoutPrivatePrefix(url: string, privatePrefix: string): string {
+  const path = url.split("?", 1)[0] ?? "";
+  if (path === privatePrefix || path.startsWith(`${privatePrefix}/`))
     return `/{private}${url.slice(privatePrefix.length)}`;
   return url;
+}
+
+/** Request loggers whose `req` lines write the URL without the secret prefix (Fastify's other fields kept). */
+function hidingPrivateUrls(privatePrefix: string): NonNullable<FastifyServerOptions["childLoggerFactory"]> {
+  const req = (r: FastifyRequest) => ({
+    method: r.method,
+    url: withoutPrivatePrefix(r.url, privatePrefix),
+    host: r.host,
+    remoteAddress: r.ip,
+    remotePort: r.socket?.remotePort,
+  });
+  return (logger, bindings, options) =>
+    logger.child(bindings, { ...options, serializers: { ...options.serializers, req } });
 }
 
 function installMetrics(app: App, opts: HttpServerOptions): void {

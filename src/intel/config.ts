@@ -146,6 +146,30 @@ export const intelSettings = {
     "Each vendor's raw answer to a request is kept (redacted) up to this many bytes for admins to read in the panel (0 = not kept).",
     { min: 0, max: 16 * 1024 * 1024 },
   ),
+  answerMaxEntities: integer(
+    "INTEL_ANSWER_MAX_ENTITIES",
+    10_000,
+    "Entities kept from one vendor's answer (the subject first, then in the answer's order); the rest are dropped with their relations and events, and sources.<vendor>.capped says so.",
+    { min: 1, max: 1_000_000 },
+  ),
+  resultMaxEntities: integer(
+    "INTEL_RESULT_MAX_ENTITIES",
+    50_000,
+    "Entities in one result document or export (the root first, then the nearest); `capped: true` in the result says entities were left out.",
+    { min: 1, max: 1_000_000 },
+  ),
+  renderedCacheBytes: integer(
+    "INTEL_RENDERED_CACHE_BYTES",
+    32 * 1024 * 1024,
+    "Bytes of rendered result documents and exports kept in memory per process, reused while the graph does not change (least recently used dropped first; 0 = none kept).",
+    { min: 0, max: 16 * 1024 * 1024 * 1024 },
+  ),
+  renderProcesses: integer(
+    "INTEL_RENDER_PROCESSES",
+    2,
+    "Processes that read and render stored results and exports off the event loop; each ends after 30 s without work.",
+    { min: 1, max: 64 },
+  ),
   retryAfterSeconds: integer("INTEL_RETRY_AFTER", 2, "Retry-After (seconds) sent with 201 answers.", {
     min: 1,
     max: 3600,

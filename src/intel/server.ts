@@ -73,6 +73,7 @@ export async function buildIntelServer(opts: {
       queue: services.queue,
       connectors: services.connectors,
       config: services.config,
+      renderer: services.renderer,
     });
   });
   countReadCache(app, services.reads);

@@ -27,6 +27,8 @@ export async function startChildServer(
   env: Record<string, string>,
   healthPath = "/",
   portVar = "FILES_PORT",
+  /** Receives what the service prints on stdout (its logs); ignored when absent. */
+  onStdout?: (chunk: Buffer) => void,
 ): Promise<ChildServer> {
   // A port given in env is kept (restarting a service where its clients expect it).
   const port = Number(env[portVar]) || (await freePort());
@@ -42,9 +44,10 @@ export async function startChildServer(
         ...env,
         [portVar]: String(port),
       },
-      stdio: ["ignore", "ignore", "inherit"],
+      stdio: ["ignore", onStdout ? "pipe" : "ignore", "inherit"],
     },
   );
+  if (onStdout) child.stdout?.on("data", onStdout);
   const url = `http://127.0.0.1:${port}`;
   // Generous: on a machine shared by several builds a start has taken over 30 s.
   const deadline = Date.now() + 90_000;

@@ -19,7 +19,7 @@ export const PROCESS_PASSWORD = "a-long-password";
 
 /** A new admin user (password PROCESS_PASSWORD) and an API key of theirs, in the process's database. */
 export async function addUserWithKey(server: RealProcess): Promise<{ username: string; key: string }> {
-  const store = await openStore(`sqlite:${path.join(server.dir, "intel.db")}`);
+  const store = await openStore(server.databaseUrl ?? `sqlite:${path.join(server.dir, "intel.db")}`);
   const username = `tester${Math.random().toString(36).slice(2, 8)}`;
   try {
     const user = await createUser(store.db, username, PROCESS_PASSWORD, true);
@@ -29,8 +29,11 @@ export async function addUserWithKey(server: RealProcess): Promise<{ username: s
   }
 }
 
-export async function startIntelProcessWithKey(env: Record<string, string> = {}): Promise<IntelProcess> {
-  const server = await startIntelProcess(env);
+export async function startIntelProcessWithKey(
+  env: Record<string, string> = {},
+  onStdout?: (chunk: Buffer) => void,
+): Promise<IntelProcess> {
+  const server = await startIntelProcess(env, onStdout);
   const { username, key } = await addUserWithKey(server);
   return {
     ...server,

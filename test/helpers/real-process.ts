@@ -11,6 +11,8 @@ import { type ChildServer, startChildServer } from "./child-server.ts";
 export interface RealProcess extends ChildServer {
   /** The folder the service keeps its temp files and data in (removed by `close`). */
   dir: string;
+  /** The database an intel process uses (its SQLite file in `dir` unless DATABASE_URL was given). */
+  databaseUrl?: string;
   close(): Promise<void>;
 }
 
@@ -25,16 +27,24 @@ export async function startFilesProcess(env: Record<string, string> = {}): Promi
   return withCleanup(server, dir);
 }
 
-/** An intel service (API, panel and embedded worker) in its own process on a fresh SQLite file. */
-export async function startIntelProcess(env: Record<string, string> = {}): Promise<RealProcess> {
+/**
+ * An intel service (API, panel and embedded worker) in its own process on a fresh SQLite file, or
+ * on the database `env.DATABASE_URL` names. `onStdout` receives its logs.
+ */
+export async function startIntelProcess(
+  env: Record<string, string> = {},
+  onStdout?: (chunk: Buffer) => void,
+): Promise<RealProcess> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "loupe-real-intel-"));
+  const databaseUrl = env.DATABASE_URL ?? `sqlite:${path.join(dir, "intel.db")}`;
   const server = await startChildServer(
     ["intel", "serve"],
-    { DATABASE_URL: `sqlite:${path.join(dir, "intel.db")}`, DATA_DIR: dir, ...env },
+    { DATABASE_URL: databaseUrl, DATA_DIR: dir, ...env },
     "/api/schema/",
     "INTEL_PORT",
+    onStdout,
   );
-  return withCleanup(server, dir);
+  return { ...withCleanup(server, dir), databaseUrl };
 }
 
 function withCleanup(server: ChildServer, dir: string): RealProcess {

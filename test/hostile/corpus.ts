@@ -26,6 +26,7 @@ import {
   unreadCases,
   webpCases,
 } from "./image-cases.ts";
+import { HOSTILE_SHA1, hostileHashlookupRecord } from "./intel-cases.ts";
 import { YARA_CASES } from "./yara-cases.ts";
 
 const MAX_WRITTEN = 1024 * 1024;
@@ -103,6 +104,11 @@ export async function writeCorpus(dir: string): Promise<Record<string, CorpusEnt
   await put("intel/worst-case-values.json", Buffer.from(JSON.stringify(values, null, 1)), {
     endpoint: "/api/request/",
     accept: ["400:invalid_value", "400:value_too_long"],
+  });
+  // A vendor's answer, not a request: serve it as hashlookup's /lookup/sha1/<sha1> (INTEL_VENDOR_URL_HASHLOOKUP), then ask.
+  await put(`intel/hashlookup-${HOSTILE_SHA1}.json`, Buffer.from(JSON.stringify(hostileHashlookupRecord())), {
+    endpoint: "/api/request/",
+    accept: ["200:capped"],
   });
   await writeFile(path.join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 1)}\n`);
   return manifest;

@@ -22,8 +22,17 @@ const ENTITIES: Record<string, string> = {
   "'": "&#39;",
 };
 
+/** Bidirectional controls (U+061C, U+200E–F, U+202A–E, U+2066–9): they would reorder what is shown around them. */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text made inert: markup escaped, and bidirectional controls shown as their code point (`<U+202E>`). */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return text
+    .replace(/[&<>"']/g, (c) => ENTITIES[c]!)
+    .replace(
+      BIDI_CONTROLS,
+      (c) => `&lt;U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}&gt;`,
+    );
 }
 
 function render(value: HtmlValue): string {

@@ -57,9 +57,10 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
       admin.addHook("onRequest", async (req) => loadSession(req, deps));
       // Before validation: without a session nothing about a route, not even its schema errors, is revealed.
       admin.addHook("preValidation", async (req, reply) => guard(req, reply, deps));
-      // The panel's pages frame nothing and are framed by nothing; referrers stay on this origin.
+      // The panel's pages are framed by nothing, and both framing headers say so (CSP wins where both are read).
       admin.addHook("onSend", async (_req, reply) => {
         reply.header("x-frame-options", "DENY");
+        reply.header("content-security-policy", framedByNothing(reply.getHeader("content-security-policy")));
       });
 
       admin.get("/", { config: { adminPublic: true } }, async (_req, reply) =>
@@ -116,4 +117,13 @@ async function guard(req: FastifyRequest, reply: FastifyReply, deps: AdminDeps) 
     }),
     403,
   );
+}
+
+/** The service's CSP with `frame-ancestors 'none'` in place of whatever it allowed. */
+export function framedByNothing(policy: unknown): string {
+  const directives = String(policy ?? "")
+    .split(";")
+    .map((d) => d.trim())
+    .filter((d) => d && !/^frame-ancestors\b/i.test(d));
+  return [...directives, "frame-ancestors 'none'"].join(";");
 }

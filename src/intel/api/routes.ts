@@ -29,6 +29,7 @@ export interface ApiDeps {
   queue: JobQueue;
   connectors: Connector[];
   config: IntelServices["config"];
+  renderer: IntelServices["renderer"];
 }
 
 const TypeRefSchema = Type.Object({
@@ -280,7 +281,7 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
       const { format, depth } = req.query;
       if (format) {
         const exported = await exportRequest(deps, req.params.id, format, depth ?? 1);
-        return reply.type(exported.contentType).send(JSON.stringify(exported.body));
+        return sendBytes(req, reply.type(exported.contentType), exported.bytes);
       }
       const r = await requests.getRequest(req.params.id);
       if (!r) throw notFound(`No request ${req.params.id}.`);

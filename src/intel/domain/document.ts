@@ -91,11 +91,14 @@ export function relationJson(r: RelationsTable) {
   };
 }
 
+/** `localeCompare`'s order (same locale, same options) at a fraction of its cost on large results. */
+const compare = new Intl.Collator().compare;
+
 const byEntity = (a: EntitiesTable, b: EntitiesTable) =>
-  a.super_type.localeCompare(b.super_type) ||
-  a.type.localeCompare(b.type) ||
-  a.name.localeCompare(b.name) ||
-  a.id.localeCompare(b.id);
+  compare(a.super_type, b.super_type) ||
+  compare(a.type, b.type) ||
+  compare(a.name, b.name) ||
+  compare(a.id, b.id);
 
 /**
  * The document of a neighbourhood. `nobody_asked` and `sources` come last, in that order: a
@@ -109,14 +112,10 @@ export function buildDocument(
   const exact = opts.exactMarkings === true;
   const others = n.entities.filter((e) => e.id !== n.root.id).sort(byEntity);
   const relations = [...n.relations].sort(
-    (a, b) =>
-      a.name.localeCompare(b.name) ||
-      a.obj_from.localeCompare(b.obj_from) ||
-      a.obj_to.localeCompare(b.obj_to),
+    (a, b) => compare(a.name, b.name) || compare(a.obj_from, b.obj_from) || compare(a.obj_to, b.obj_to),
   );
   const events = [...n.events].sort(
-    (a, b) =>
-      a.first_seen.localeCompare(b.first_seen) || a.name.localeCompare(b.name) || a.id.localeCompare(b.id),
+    (a, b) => compare(a.first_seen, b.first_seen) || compare(a.name, b.name) || compare(a.id, b.id),
   );
   const ordered = [n.root, ...others];
   const graph = toMermaid(
@@ -130,6 +129,8 @@ export function buildDocument(
     neighbour_events: events.filter((e) => e.involved_entity !== n.root.id).map(eventJson),
     relations: relations.map(relationJson),
     graph,
+    /** Entities were left out: more were within reach than INTEL_RESULT_MAX_ENTITIES. */
+    capped: n.capped ?? false,
     nobody_asked: opts.nobodyAsked ?? null,
     sources,
   };

@@ -17,6 +17,7 @@ import {
   type Subject,
   VendorError,
 } from "../connectors/types.ts";
+import { capAnswer } from "./answer-cap.ts";
 import type { VendorSlot } from "./quota.ts";
 import { keepRawAnswer, type RawAnswer } from "./raw-answers.ts";
 import type { SourceOutcome } from "./sources.ts";
@@ -33,7 +34,10 @@ export interface FanoutDeps {
   config: Pick<
     IntelConfig,
     "vendorTimeoutMs" | "vendorRetries" | "vendorMaxBackoffMs" | "vendorConcurrency" | "vendorUrls"
-  > & { /** Raw answers are kept up to this size (0 or absent: not kept). */ rawAnswerMaxBytes?: number };
+  > & {
+    /** Raw answers are kept up to this size (0 or absent: not kept). */ rawAnswerMaxBytes?: number;
+    /** Entities kept from one answer (absent: all; domain/answer-cap.ts). */ answerMaxEntities?: number;
+  };
   /**
    * A credential set of the vendor with one call reserved on it (undefined: none configured); may
    * wait for quota, and throws VendorError "quota_exhausted" when none comes in time. `holdMs`:
@@ -182,11 +186,17 @@ async function askWith(
       const why = err instanceof Error ? err.message : String(err);
       return keeping(kept, fail(`bad_response: could not read the vendor's answer (${why})`));
     }
+    const cut = capAnswer(fragment, subject, config.answerMaxEntities ?? Number.POSITIVE_INFINITY);
     return {
       answer: {
         connector,
-        outcome: { status: "ok", error: null, fetched_at: fetchedAt },
-        fragment,
+        outcome: {
+          status: "ok",
+          error: null,
+          fetched_at: fetchedAt,
+          ...(cut.capped ? { capped: cut.capped } : {}),
+        },
+        fragment: cut.fragment,
         raw: kept,
       },
     };

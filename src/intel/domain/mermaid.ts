@@ -16,13 +16,16 @@ export interface GraphEdge {
   label: string;
 }
 
-const SAFE = /[A-Za-z0-9 .,:/_@+=?*'-]/;
+/** Every character outside the safe set (whole code points: `u`). */
+const UNSAFE = /[^A-Za-z0-9 .,:/_@+=?*'-]/gu;
 /** Letters, digits and single hyphens inside: a UUID fits, nothing Mermaid reads as an edge does. */
 const SAFE_ID = /^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$/;
 
 export function escapeLabel(text: string): string {
-  let out = "";
-  for (const ch of text.replace(/\s+/g, " ").trim()) out += SAFE.test(ch) ? ch : `#${ch.codePointAt(0)};`;
+  const out = text
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(UNSAFE, (ch) => `#${ch.codePointAt(0)};`);
   return out || "#160;";
 }
 

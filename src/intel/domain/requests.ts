@@ -12,14 +12,7 @@ import type { Connector, Subject } from "../connectors/types.ts";
 import type { JobQueue, Lane } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
-import {
-  entityMarks,
-  findEntity,
-  raiseMarking,
-  readNeighbourhood,
-  saveFragment,
-  upsertEntity,
-} from "../store/graph.ts";
+import { entityMarks, raiseMarking, saveFragment, upsertEntity } from "../store/graph.ts";
 import { saveRawAnswers } from "../store/raw-answers.ts";
 import { DIRECT_READS, type ReadCache, type ReadView } from "../store/read-cache.ts";
 import {
@@ -27,7 +20,6 @@ import {
   finishRequest,
   getRequest,
   joinOrCreateRequest,
-  latestLookup,
   lookupSources,
   markFailed,
   markProcessing,
@@ -43,7 +35,7 @@ import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
 import { fromStored, gate, type Marking, type Marks, rank, storedName, weakerThan } from "./markings.ts";
 import { nobodyAsked, type Reach, reachOf } from "./nobody-asked.ts";
 import { takeSlot } from "./quota.ts";
-import { createRenderedCache, type RenderedCache } from "./rendered-cache.ts";
+import { type DocumentRenderer, neighbourhood, subjectKey } from "./result-reads.ts";
 import { type SourceOutcome, sourceViews, withSources } from "./sources.ts";
 import { unifyThreatNames } from "./threat-names.ts";
 
@@ -56,7 +48,7 @@ export type SubmitOutcome =
   | { kind: "pending"; request: RequestsTable }
   | { kind: "failed"; request: RequestsTable; errors: Record<string, string> };
 
-export const subjectKey = (s: Subject) => `${s.superType}/${s.type}/${s.value}`;
+export { subjectKey };
 
 /**
  * How a client asks: `force` true refreshes every vendor, a list of ids only those (checked by the
@@ -93,11 +85,12 @@ export interface RequestDeps {
   connectors: Connector[];
   /** What a non-forced ask reads comes through it (absent: straight from the database). */
   reads?: ReadCache;
+  /** Renders stored answers off the event loop and keeps them per graph version. */
+  renderer: DocumentRenderer;
 }
 
-/** What the protocol's steps share in one process: its dependencies and the rendered answers. */
+/** What the protocol's steps share in one process: its dependencies. */
 interface Context extends RequestDeps {
-  rendered: RenderedCache;
   reads: ReadCache;
 }
 
@@ -106,7 +99,6 @@ export function createRequests(deps: RequestDeps): Requests {
   const recordAsk = askRecorder(db);
   const ctx: Context = {
     ...deps,
-    rendered: createRenderedCache(),
     reads: deps.reads ?? { view: async () => DIRECT_READS, counts: () => ({ hits: 0, misses: 0 }) },
   };
 
@@ -137,7 +129,7 @@ export function createRequests(deps: RequestDeps): Requests {
   return {
     submit,
     processRequest,
-    document: (subject, depth, opts) => readDocument(ctx, subject, depth, opts),
+    document: (subject, depth, opts) => documentWithReasons(ctx, subject, depth, opts),
     getRequest: (id) => getRequest(db, id),
   };
 }
@@ -265,7 +257,8 @@ async function answerFromStorage(
   const key = subjectKey(subject);
   const lookup = await reads.latestLookup(key);
   if (lookup?.status !== "SUCCEEDED") return undefined;
-  const body = await renderedDocument(ctx, await reads.graphVersion(), subject, depth);
+  // Without its sources (they carry ages): rendered once per graph version, off the event loop.
+  const body = await ctx.renderer.document(subject, depth, await reads.graphVersion());
   if (!body) return undefined;
   const sources = await reads.sources(key, lookup);
   const now = Date.now();
@@ -279,24 +272,6 @@ async function answerFromStorage(
     await joinOrCreateRequest(ctx.store, keyed(subject), plan, (id, tx) => ctx.queue.enqueue(id, tx));
   }
   return { kind: "done", json: withSources(body, sourceViews(sources, now), nobodyAsked(sources, planned)) };
-}
-
-/** The subject's document without its sources (they carry ages), kept rendered per graph version. */
-async function renderedDocument(
-  ctx: Context,
-  version: string,
-  subject: Subject,
-  depth: number,
-): Promise<Buffer | undefined> {
-  const { db } = ctx.store;
-  const key = `${depth}|${subjectKey(subject)}`;
-  const hit = ctx.rendered.get(key, version);
-  if (hit) return hit;
-  const hood = await neighbourhood(db, subject, depth);
-  if (!hood) return undefined;
-  const json = Buffer.from(JSON.stringify(buildDocument(hood, {})));
-  ctx.rendered.set(key, version, json);
-  return json;
 }
 
 /**
@@ -326,24 +301,18 @@ function asksOnly(r: RequestsTable, allowed: Connector[]): boolean {
   return ids === null || ids.every((id) => allowed.some((c) => c.id === id));
 }
 
-/** The root and its neighbours: the subject's looked-up root entity, or an entity of that name. */
-async function neighbourhood(db: Store["db"], subject: Subject, depth: number) {
-  const lookup = await latestLookup(db, subjectKey(subject));
-  const root = lookup?.root_entity
-    ? { id: lookup.root_entity }
-    : await findEntity(db, { superType: subject.superType, type: subject.type, name: subject.value });
-  return root ? readNeighbourhood(db, root.id, depth) : undefined;
-}
-
-/** The result document of a subject looked up before (or known as an entity), or undefined. */
-async function readDocument(
+/**
+ * The result document of a subject looked up before (or known as an entity), or undefined, with
+ * why nobody was asked when no vendor spoke (at most INTEL_RESULT_MAX_ENTITIES entities).
+ */
+async function documentWithReasons(
   ctx: Context,
   subject: Subject,
   depth: number,
   opts: { exactMarkings?: boolean } = {},
 ): Promise<ResultDocument | undefined> {
   const { db } = ctx.store;
-  const hood = await neighbourhood(db, subject, depth);
+  const hood = await neighbourhood(db, subject, depth, ctx.config.resultMaxEntities);
   if (!hood) return undefined;
   const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
   const views = sourceViews(sources, Date.now());

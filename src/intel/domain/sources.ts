@@ -3,6 +3,8 @@
  * made, how old it is and whether that answer asked the vendor.
  */
 
+import type { AnswerCap } from "./answer-cap.ts";
+
 /** One vendor's outcome as stored: what it answered, or why it failed or was not asked. */
 export interface SourceOutcome {
   status: "ok" | "error" | "not_found" | "skipped";
@@ -10,6 +12,8 @@ export interface SourceOutcome {
   fetched_at: string | null;
   /** Why a vendor was skipped: the subject's TLP or PAP forbids sending it there. */
   reason?: "tlp" | "pap";
+  /** The answer named more entities than INTEL_ANSWER_MAX_ENTITIES: how many, and how many were kept. */
+  capped?: AnswerCap;
 }
 
 /** A vendor's part of an answer: its stored outcome, how old it is, and whether this answer asked it. */

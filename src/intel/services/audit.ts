@@ -41,11 +41,24 @@ export async function auditPage(db: Db, o: { limit: number; offset: number; acti
 
 const CSV_COLUMNS = ["id", "at", "actor", "action", "target", "detail"] as const;
 
-/** RFC 4180 CSV; a cell starting with = + - @ is prefixed with ' so a spreadsheet never runs it. */
+/**
+ * A line a spreadsheet may read as a formula: = + - @ | (or their fullwidth forms, which some
+ * spreadsheets fold to ASCII) after any leading spaces, or a tab or CR first.
+ */
+const FORMULA_START = /^(?:[\s\u00a0\u3000]*[=+\-@|\uff1d\uff0b\uff0d\uff20\uff5c]|[\t\r])/;
+
+/** `text` with ' before every line that could start a formula: each line, as an importer may split cells on newlines. */
+export function neutraliseFormulas(text: string): string {
+  return text
+    .split(/(\r\n|\r|\n)/)
+    .map((part, i) => (i % 2 === 0 && FORMULA_START.test(part) ? `'${part}` : part))
+    .join("");
+}
+
+/** RFC 4180 CSV whose cells a spreadsheet never runs (neutraliseFormulas). */
 export function auditCsv(rows: AuditRow[]): string {
   const cell = (v: string | number) => {
-    let s = String(v);
-    if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+    const s = neutraliseFormulas(String(v));
     return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return [CSV_COLUMNS.join(","), ...rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(","))]

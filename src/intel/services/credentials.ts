@@ -100,10 +100,11 @@ export async function credentialSetFields(db: Db, vendor: string, id: number) {
   return (await listCredentials(db, vendor)).find((s) => s.id === id)?.fields;
 }
 
-export async function removeCredentialSet(db: Db, id: number): Promise<boolean> {
-  const removed = await removeCredentials(db, id);
-  if (removed) await forgetCredentialCheck(db, id);
-  return removed;
+/** Removes set `id`; the vendor it belonged to, read from the set itself (undefined: no such set). */
+export async function removeCredentialSet(db: Db, id: number): Promise<string | undefined> {
+  const vendor = await removeCredentials(db, id);
+  if (vendor !== undefined) await forgetCredentialCheck(db, id);
+  return vendor;
 }
 
 /** The connectors that can be asked now. */

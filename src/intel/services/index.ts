@@ -9,6 +9,7 @@ import type { IntelConfig } from "../config.ts";
 import { CONNECTORS } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { scheduleFeeds } from "../domain/feeds.ts";
+import { createRenderer, type Renderer } from "../domain/renderer.ts";
 import { createRequests, type Requests } from "../domain/requests.ts";
 import { SUPER_TYPES } from "../domain/taxonomy.ts";
 import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
@@ -26,6 +27,8 @@ export interface IntelServices {
   store: Store;
   queue: JobQueue;
   requests: Requests;
+  /** Renders stored results and exports off the event loop, kept per graph version. */
+  renderer: Renderer;
   /** Reads served from memory while nothing is committed (API keys, stored answers). */
   reads: ReadCache;
   connectors: Connector[];
@@ -89,7 +92,8 @@ export async function openIntelServices(
     skipLocked: store.dialect === "postgres",
   });
   const reads = createReadCache(store, config.readCacheEntries);
-  const requests = createRequests({ store, queue, config, connectors, reads });
+  const renderer = createRenderer(store, config);
+  const requests = createRequests({ store, queue, config, connectors, reads, renderer });
   const adminPath =
     config.adminPath?.replace(/^\/+|\/+$/g, "") ??
     (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
@@ -99,6 +103,7 @@ export async function openIntelServices(
     store,
     queue,
     requests,
+    renderer,
     reads,
     connectors,
     config,
@@ -108,6 +113,7 @@ export async function openIntelServices(
     close: async () => {
       for (const stop of onClose) stop();
       await queue.stop();
+      await renderer.close();
       await store.close();
     },
   };

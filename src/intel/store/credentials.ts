@@ -41,9 +41,14 @@ export async function listCredentials(db: Kysely<Database>, vendor?: string) {
   return (await q.execute()).map((r) => ({ ...r, fields: JSON.parse(r.fields) as Credentials }));
 }
 
-export async function removeCredentials(db: Kysely<Database>, id: number): Promise<boolean> {
-  const r = await db.deleteFrom("vendor_credentials").where("id", "=", id).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+/** Removes set `id`; the vendor it belonged to (undefined: there was no such set). */
+export async function removeCredentials(db: Kysely<Database>, id: number): Promise<string | undefined> {
+  const r = await db
+    .deleteFrom("vendor_credentials")
+    .where("id", "=", id)
+    .returning("vendor")
+    .executeTakeFirst();
+  return r?.vendor;
 }
 
 /** Vendors with at least one set in rotation (not refused by the vendor). */

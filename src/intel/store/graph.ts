@@ -5,6 +5,7 @@
  */
 import type { Kysely, Transaction } from "kysely";
 import type { EntityDraft, EntityRef, EventDraft, Fragment } from "../connectors/types.ts";
+import { selectInChunks } from "./chunks.ts";
 import type { Database, EntitiesTable, EventsTable, RelationsTable } from "./schema.ts";
 import { newId, nowIso, toSecondsIso } from "./time.ts";
 
@@ -257,6 +258,8 @@ export interface Neighbourhood {
   entities: EntitiesTable[];
   relations: RelationsTable[];
   events: EventsTable[];
+  /** Entities were left out: more were within reach than the read's `maxEntities`. */
+  capped?: boolean;
 }
 
 export async function findEntity(db: Kysely<Database>, ref: EntityRef): Promise<EntitiesTable | undefined> {
@@ -269,37 +272,65 @@ export async function findEntity(db: Kysely<Database>, ref: EntityRef): Promise<
     .executeTakeFirst();
 }
 
-/** The root, the entities within `depth` relations of it, the relations between them, and their events. */
+/** The relations touching any of `ids`, a slice of ids per statement (store/chunks.ts). */
+function relationsTouching(db: Kysely<Database>, ids: readonly string[]): Promise<RelationsTable[]> {
+  return selectInChunks(ids, (slice) =>
+    db
+      .selectFrom("relations")
+      .selectAll()
+      .where((eb) => eb.or([eb("obj_from", "in", slice), eb("obj_to", "in", slice)]))
+      .orderBy("id")
+      .execute(),
+  );
+}
+
+/**
+ * The ids within `depth` relations of the root, nearest first, at most `maxEntities` of them, and
+ * the relations between those ids. Past the bound, the entities first reached win (by relation id
+ * within one ring, so the same graph always keeps the same ones).
+ */
+async function reachable(db: Kysely<Database>, rootId: string, depth: number, maxEntities: number) {
+  const seen = new Set([rootId]);
+  const relations = new Map<string, RelationsTable>();
+  let capped = false;
+  let frontier = [rootId];
+  for (let d = 0; d < depth && frontier.length > 0; d++) {
+    const next: string[] = [];
+    for (const r of await relationsTouching(db, frontier)) {
+      for (const id of [r.obj_from, r.obj_to]) {
+        if (seen.has(id)) continue;
+        if (seen.size >= maxEntities) {
+          capped = true;
+          continue;
+        }
+        seen.add(id);
+        next.push(id);
+      }
+      if (seen.has(r.obj_from) && seen.has(r.obj_to)) relations.set(r.id, r);
+    }
+    frontier = next;
+  }
+  return { ids: [...seen], relations: [...relations.values()], capped };
+}
+
+/**
+ * The root, the entities within `depth` relations of it (at most `maxEntities`, the root
+ * included), the relations between them, and their events.
+ */
 export async function readNeighbourhood(
   db: Kysely<Database>,
   rootId: string,
   depth: number,
+  maxEntities = Number.POSITIVE_INFINITY,
 ): Promise<Neighbourhood | undefined> {
   const root = await db.selectFrom("entities").selectAll().where("id", "=", rootId).executeTakeFirst();
   if (!root) return undefined;
-  const seen = new Set([rootId]);
-  const relations = new Map<string, RelationsTable>();
-  let frontier = [rootId];
-  for (let d = 0; d < depth && frontier.length > 0; d++) {
-    const rows = await db
-      .selectFrom("relations")
-      .selectAll()
-      .where((eb) => eb.or([eb("obj_from", "in", frontier), eb("obj_to", "in", frontier)]))
-      .execute();
-    const next: string[] = [];
-    for (const r of rows) {
-      relations.set(r.id, r);
-      for (const id of [r.obj_from, r.obj_to]) {
-        if (!seen.has(id)) {
-          seen.add(id);
-          next.push(id);
-        }
-      }
-    }
-    frontier = next;
-  }
-  const ids = [...seen];
-  const entities = await db.selectFrom("entities").selectAll().where("id", "in", ids).execute();
-  const events = await db.selectFrom("events").selectAll().where("involved_entity", "in", ids).execute();
-  return { root, entities, relations: [...relations.values()], events };
+  const { ids, relations, capped } = await reachable(db, rootId, depth, Math.max(1, maxEntities));
+  const entities = await selectInChunks(ids, (slice) =>
+    db.selectFrom("entities").selectAll().where("id", "in", slice).execute(),
+  );
+  const events = await selectInChunks(ids, (slice) =>
+    db.selectFrom("events").selectAll().where("involved_entity", "in", slice).execute(),
+  );
+  return { root, entities, relations, events, capped };
 }

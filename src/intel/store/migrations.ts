@@ -393,6 +393,16 @@ const threatNames: Migration = {
   },
 };
 
+/**
+ * Relations by their first end: a subject's neighbourhood is read from both ends, and without it
+ * each ring of a large graph scanned the whole table (the natural key starts with the name).
+ */
+const relationsFrom: Migration = {
+  async up(db: AnyDb) {
+    await db.schema.createIndex("relations_from").on("relations").column("obj_from").execute();
+  },
+};
+
 /** Every migration by name, in order (exported so a test can build the schema an older release had). */
 export const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => ({
   getMigrations: async () => ({
@@ -407,6 +417,7 @@ export const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => (
     "2026-11-24-raw-answers": rawAnswers,
     "2026-11-24-threat-names": threatNames,
     "2026-11-27-feed-copies": feedCopies(dialect),
+    "2026-11-27-relations-from": relationsFrom,
   }),
 });
 

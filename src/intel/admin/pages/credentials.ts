@@ -103,11 +103,17 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
     "/credentials/:vendor/:id/remove",
     { schema: { params: SetParams } },
     async (req, reply) => {
-      const removed = await removeCredentialSet(db, req.params.id);
-      if (removed) await audit(req, deps, "credentials.remove", req.params.vendor, `set #${req.params.id}`);
-      return redirectWithFlash(reply, deps, `/credentials#vendor-${req.params.vendor}`, {
-        kind: removed ? "ok" : "error",
-        text: removed ? `Removed credentials #${req.params.id}.` : `No credentials #${req.params.id}.`,
+      // The set names its vendor: the URL's is only a label, and may say anything.
+      const vendor = await removeCredentialSet(db, req.params.id);
+      if (vendor === undefined)
+        return redirectWithFlash(reply, deps, "/credentials", {
+          kind: "error",
+          text: `No credentials #${req.params.id}.`,
+        });
+      await audit(req, deps, "credentials.remove", vendor, `set #${req.params.id}`);
+      return redirectWithFlash(reply, deps, `/credentials#vendor-${encodeURIComponent(vendor)}`, {
+        kind: "ok",
+        text: `Removed credentials #${req.params.id}.`,
       });
     },
   );

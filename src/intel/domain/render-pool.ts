@@ -1,0 +1,110 @@
+/**
+ * Up to `size` render processes (render-process.ts), started when work comes and ended after
+ * `idleMs` without any, so what a large render took is given back to the system. One task per
+ * process at a time; the others wait in order. A process that dies fails only its own task.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import type { RenderMessage } from "./render-process.ts";
+import type { RenderedResult, RenderTask } from "./render-task.ts";
+
+type Reply = { id: number; result?: RenderedResult | null; error?: string };
+
+interface Worker {
+  child: ChildProcess;
+  busy: boolean;
+  idleTimer?: NodeJS.Timeout;
+}
+
+interface Waiting {
+  task: RenderTask;
+  resolve(result: RenderedResult | null): void;
+  reject(err: Error): void;
+}
+
+export interface RenderPool {
+  run(task: RenderTask): Promise<RenderedResult | null>;
+  close(): Promise<void>;
+}
+
+const ENTRY = new URL("./render-process.ts", import.meta.url);
+
+export function createRenderPool(databaseUrl: string, size: number, idleMs: number): RenderPool {
+  const workers = new Set<Worker>();
+  const queue: Waiting[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  function start(): Worker {
+    const child = fork(ENTRY, [], {
+      serialization: "advanced", // bytes travel as bytes, not as JSON arrays
+      execArgv: ["--disable-warning=ExperimentalWarning"],
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+    const worker: Worker = { child, busy: false };
+    child.on("exit", () => workers.delete(worker));
+    workers.add(worker);
+    return worker;
+  }
+
+  function dispatch(): void {
+    while (queue.length > 0 && !closed) {
+      let worker = [...workers].find((w) => !w.busy && w.child.connected);
+      if (!worker && workers.size < size) worker = start();
+      if (!worker) return;
+      runOn(worker, queue.shift() as Waiting);
+    }
+  }
+
+  function runOn(worker: Worker, waiting: Waiting): void {
+    clearTimeout(worker.idleTimer);
+    worker.busy = true;
+    const id = nextId++;
+    const done = (settle: () => void) => {
+      worker.child.off("message", onMessage);
+      worker.child.off("exit", onExit);
+      worker.busy = false;
+      worker.idleTimer = setTimeout(() => worker.child.disconnect(), idleMs);
+      worker.idleTimer.unref();
+      settle();
+      dispatch();
+    };
+    const onMessage = (reply: Reply) => {
+      if (reply.id !== id) return;
+      done(() =>
+        reply.error === undefined
+          ? waiting.resolve(reply.result ?? null)
+          : waiting.reject(new Error(reply.error)),
+      );
+    };
+    const onExit = (code: number | null, signal: string | null) =>
+      done(() => waiting.reject(new Error(`the render process ended (${signal ?? `code ${code}`})`)));
+    worker.child.on("message", onMessage);
+    worker.child.on("exit", onExit);
+    worker.child.send({ id, databaseUrl, task: waiting.task } satisfies RenderMessage);
+  }
+
+  return {
+    run: (task) =>
+      new Promise((resolve, reject) => {
+        if (closed) return reject(new Error("the render pool is closed"));
+        queue.push({ task, resolve, reject });
+        dispatch();
+      }),
+    async close() {
+      closed = true;
+      for (const w of queue.splice(0)) w.reject(new Error("the render pool is closed"));
+      await Promise.all(
+        [...workers].map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              clearTimeout(w.idleTimer);
+              if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
+              w.child.once("exit", () => resolve());
+              if (w.child.connected) w.child.disconnect();
+              else w.child.kill();
+            }),
+        ),
+      );
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Render processes (domain/render-pool.ts) on a real SQLite file: they render the same bytes as
+ * rendering here, serve more tasks than processes in order, answer null for a subject with nothing
+ * stored, and refuse work once closed.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createRenderPool, type RenderPool } from "../../src/intel/domain/render-pool.ts";
+import { renderResult } from "../../src/intel/domain/render-task.ts";
+import { openStore, type Store } from "../../src/intel/store/db.ts";
+import { saveFragment } from "../../src/intel/store/graph.ts";
+import { freshDatabase } from "../helpers/intel-server.ts";
+
+const ROOT = { superType: "OBSERVABLE", type: "DOMAIN", name: "render.example.org" };
+const subject = { superType: ROOT.superType, type: ROOT.type, value: ROOT.name };
+
+describe("render processes", () => {
+  let store: Store;
+  let pool: RenderPool;
+  let url: string;
+  let drop: () => Promise<void>;
+  before(async () => {
+    const fresh = await freshDatabase("sqlite");
+    ({ url, drop } = fresh);
+    store = await openStore(url);
+    const ips = Array.from({ length: 20 }, (_, i) => ({
+      superType: "OBSERVABLE",
+      type: "IPV4",
+      name: `192.0.2.${i}`,
+    }));
+    await saveFragment(
+      store.db,
+      ROOT,
+      { entities: ips, relations: ips.map((ip) => ({ name: "resolves", from: ROOT, to: ip })), events: [] },
+      "test",
+    );
+    pool = createRenderPool(url, 2, 1000);
+  });
+  after(async () => {
+    await pool?.close();
+    await store?.close();
+    await drop?.();
+  });
+
+  it("renders the document and an export as rendering here does", async () => {
+    const document = { subject, depth: 1, maxEntities: 100 };
+    const stix = { ...document, export: { format: "stix" as const, context: { vendorNames: {} } } };
+    for (const task of [document, stix]) {
+      const here = await renderResult(store.db, task);
+      const there = await pool.run(task);
+      assert.ok(here && there);
+      assert.equal(there.contentType, here.contentType);
+      const parse = (bytes: Uint8Array) =>
+        JSON.parse(Buffer.from(bytes).toString()) as Record<string, unknown>;
+      const [a, b] = [parse(here.bytes), parse(there.bytes)];
+      // STIX bundles carry the time they were made; everything else is the same.
+      for (const doc of [a, b]) delete doc.id;
+      assert.deepEqual(stripTimes(b), stripTimes(a));
+    }
+  });
+
+  it("serves more tasks than processes, each its own answer, and null for a subject never stored", async () => {
+    const tasks = Array.from({ length: 6 }, (_, i) => ({ subject, depth: 1, maxEntities: 2 + i }));
+    const answers = await Promise.all(tasks.map((t) => pool.run(t)));
+    answers.forEach((answer, i) => {
+      const doc = JSON.parse(Buffer.from(answer?.bytes ?? []).toString()) as { entities: unknown[] };
+      assert.equal(doc.entities.length, 1 + i, "each task's own bound");
+    });
+    const none = await pool.run({
+      subject: { ...subject, value: "never.example.org" },
+      depth: 1,
+      maxEntities: 10,
+    });
+    assert.equal(none, null);
+  });
+
+  it("refuses work once closed", async () => {
+    const closing = createRenderPool(url, 1, 1000);
+    assert.ok(await closing.run({ subject, depth: 1, maxEntities: 5 }));
+    await closing.close();
+    await assert.rejects(closing.run({ subject, depth: 1, maxEntities: 5 }), /closed/);
+  });
+});
+
+/** A value with every ISO timestamp string replaced, so two renders a moment apart compare equal. */
+function stripTimes(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "T"));
+}
