@@ -64,7 +64,7 @@ describe("the panel's small things (real intel process)", () => {
   });
 
   it("audits a removal under the removed set's vendor, whatever the URL names (CR/LF included)", async () => {
-    const id = await addCredentialSet(store.db, virustotal, { api_key: "k".repeat(64) });
+    const id = await addCredentialSet(store.db, virustotal, { api_key: "3f9a1c7e5b2d4086".repeat(4) });
     const res = await panel(server, session, `/credentials/evil%0D%0ASet-Cookie:%20x=1/${id}/remove`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
