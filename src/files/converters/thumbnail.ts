@@ -127,9 +127,10 @@ function strategyPipeline(decoded: OpenedImage, strategy: Strategy, box: Size, b
     failOn: "error",
     sequentialRead: true,
     ...(decoded.raw ? { raw: decoded.raw } : {}),
-  })
-    .autoOrient()
-    .ensureAlpha();
+  }).autoOrient();
+  // An alpha channel only where transparency can show: a quarter less to resize and encode for
+  // an opaque colour image (an RGB PNG, as Pillow gives). Grey images keep their known shapes.
+  if (decoded.grey || (strategy === "pad" && background.alpha < 1)) pipeline.ensureAlpha();
   switch (strategy) {
     case "contain":
     case "cover":
