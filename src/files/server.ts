@@ -98,6 +98,12 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
     addThumbnailRoute(scope, config, limits);
   });
 
+  addHealthRoute(app, processors);
+  return app;
+}
+
+/** `GET /`: health and each engine's readiness, as the processors report them. */
+function addHealthRoute(app: App, processors: Processor[]): void {
   app.get(
     "/",
     {
@@ -128,7 +134,6 @@ export async function buildFilesServer(opts: FilesServerOptions): Promise<App> {
       return { status: "ok", service: "files", version: VERSION, engines };
     },
   );
-  return app;
 }
 
 function engineFailure(err: unknown): Record<string, EngineStatus> {

@@ -73,56 +73,7 @@ export function createRulematchProcessor(config: FilesConfig, walker?: Walker): 
     config.rulesScanBudgetMs / 2,
   );
   const limits = ruleLimits(config);
-  /** `file`: the upload, whose children are scanned too. */
-  async function scanUpload(
-    input: ScanInput,
-    size: number,
-    fields: Record<string, string>,
-    ctx: ProcessorContext,
-    file?: UploadedFile | InMemoryFile,
-  ): Promise<ProcessorOutput> {
-    const rules = fields.rules ?? "";
-    if (rules.trim() === "") {
-      throw badRequest("no_rules", 'Send the YARA rules to run in the form field "rules".');
-    }
-    const task = {
-      rules,
-      limits,
-      input,
-      cacheSize: config.rulesCacheSize,
-      recycleBytes: config.rulesWorkerRecycleMb * MB,
-      maxMatchesPerString: config.ruleMaxMatchesPerString,
-      plaintextMax: config.rulePlaintextMax,
-      consoleMax: config.rulesConsoleMaxChars,
-    };
-    const result = await scanInShare(share, ctx, () => scanner.scan(task, size, ctx.signal));
-    if (!result.ok) {
-      const detail =
-        result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
-      throw badRequest(result.error, detail);
-    }
-    // The upload's children, with the same (now compiled and cached) rules, in the client's turns too.
-    const scanChild: ScanChild = async (path, childSize) => {
-      const r = await scanInShare(share, ctx, () =>
-        scanner.scan({ ...task, input: { path } }, childSize, ctx.signal),
-      );
-      return r.ok ? r.matches : r.message;
-    };
-    const children =
-      file && walker ? await childrenOf(config, walker, file, fields, scanChild, ctx) : undefined;
-    const metadata = {
-      warnings: result.warnings,
-      rules_cached: !result.compiledNow,
-      compile_ms: round(result.compileMs),
-      scan_ms: round(result.scanMs),
-      ...(limits.modules.has("console")
-        ? { console: result.console, console_truncated: result.consoleTruncated }
-        : {}),
-    };
-    const matches = [...result.matches, ...(children?.matches ?? [])];
-    const notScanned = children?.notScanned.length ? { not_scanned: children.notScanned } : {};
-    return { content: null, metadata, analysis: { rules, matches, ...notScanned } };
-  }
+  const deps: ScanDeps = { config, scanner, share, limits, walker };
   return {
     name: "rulematch",
     url: "/analyzer/rulematch",
@@ -136,9 +87,9 @@ export function createRulematchProcessor(config: FilesConfig, walker?: Walker): 
     findings: rulematchFindings,
     metadataSchema: rulematchMetadata,
     analysisSchema: rulematchAnalysis,
-    run: (file, fields, ctx) => scanUpload({ path: file.path }, file.size, fields, ctx, file),
+    run: (file, fields, ctx) => scanUpload(deps, { path: file.path }, file.size, fields, ctx, file),
     // A small upload kept in memory (UPLOAD_MEMORY_MAX) goes to the scan process as bytes: no temp file.
-    runOnBytes: (file, fields, ctx) => scanUpload({ bytes: file.bytes }, file.size, fields, ctx, file),
+    runOnBytes: (file, fields, ctx) => scanUpload(deps, { bytes: file.bytes }, file.size, fields, ctx, file),
     async engines() {
       return {
         yara: wasmStatus(pool, config.yaraWorkers),
@@ -150,6 +101,67 @@ export function createRulematchProcessor(config: FilesConfig, walker?: Walker): 
       await Promise.all([pool.destroy(), native?.close()]);
     },
   };
+}
+
+/** What one scan of an upload needs from its processor. */
+interface ScanDeps {
+  config: FilesConfig;
+  scanner: RuleScanner;
+  share: ClientShare;
+  limits: RuleLimits;
+  walker: Walker | undefined;
+}
+
+/** `file`: the upload, whose children are scanned too. */
+async function scanUpload(
+  { config, scanner, share, limits, walker }: ScanDeps,
+  input: ScanInput,
+  size: number,
+  fields: Record<string, string>,
+  ctx: ProcessorContext,
+  file?: UploadedFile | InMemoryFile,
+): Promise<ProcessorOutput> {
+  const rules = fields.rules ?? "";
+  if (rules.trim() === "") {
+    throw badRequest("no_rules", 'Send the YARA rules to run in the form field "rules".');
+  }
+  const task = {
+    rules,
+    limits,
+    input,
+    cacheSize: config.rulesCacheSize,
+    recycleBytes: config.rulesWorkerRecycleMb * MB,
+    maxMatchesPerString: config.ruleMaxMatchesPerString,
+    plaintextMax: config.rulePlaintextMax,
+    consoleMax: config.rulesConsoleMaxChars,
+  };
+  const result = await scanInShare(share, ctx, () => scanner.scan(task, size, ctx.signal));
+  if (!result.ok) {
+    const detail =
+      result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
+    throw badRequest(result.error, detail);
+  }
+  // The upload's children, with the same (now compiled and cached) rules, in the client's turns too.
+  const scanChild: ScanChild = async (path, childSize) => {
+    const r = await scanInShare(share, ctx, () =>
+      scanner.scan({ ...task, input: { path } }, childSize, ctx.signal),
+    );
+    return r.ok ? r.matches : r.message;
+  };
+  const children =
+    file && walker ? await childrenOf(config, walker, file, fields, scanChild, ctx) : undefined;
+  const metadata = {
+    warnings: result.warnings,
+    rules_cached: !result.compiledNow,
+    compile_ms: round(result.compileMs),
+    scan_ms: round(result.scanMs),
+    ...(limits.modules.has("console")
+      ? { console: result.console, console_truncated: result.consoleTruncated }
+      : {}),
+  };
+  const matches = [...result.matches, ...(children?.matches ?? [])];
+  const notScanned = children?.notScanned.length ? { not_scanned: children.notScanned } : {};
+  return { content: null, metadata, analysis: { rules, matches, ...notScanned } };
 }
 
 function ruleLimits(config: FilesConfig): RuleLimits {
