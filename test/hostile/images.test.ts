@@ -104,7 +104,7 @@ describe("a thumbnail past THUMBNAIL_TIMEOUT_MS", () => {
     return body;
   }
 
-  it("ends a slow BMP decode (JavaScript, in the thumbnail process) by ending its process: 400 timeout", async () => {
+  it("stops a slow BMP decode (JavaScript, in the thumbnail process; its process is ended when it outlives the grace): 400 timeout", async () => {
     // 64 megapixels for bmp-ts to decode: far more than 50 ms on any machine.
     const body = await expectError(await thumb(bmp1bit(8000, 8000), "slow.bmp"), "timeout");
     assert.match(body.detail, /50 ms/);

@@ -82,7 +82,8 @@ export async function makeThumbnail(
   const background = parseColor(req.color);
   const timeoutMs = limits.timeoutMs ?? 0;
   const started = performance.now();
-  const deadline = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : new AbortController().signal;
+  // A clock, not an AbortSignal: a synchronous decode (BMP) blocks the timer that would abort it.
+  const deadline: Deadline = { passed: () => timeoutMs > 0 && performance.now() - started > timeoutMs };
   const decoded = await openImage(input, limits, deadline);
   const box = { width: req.width, height: req.height };
   checkOutput(req.strategy, decoded.size, box, limits);
@@ -169,13 +170,18 @@ interface OpenedImage {
   maxPixels: number;
 }
 
+/** Whether THUMBNAIL_TIMEOUT_MS has run out, read from the clock. */
+interface Deadline {
+  passed(): boolean;
+}
+
 const isGrey = (c: Rgba) => c.r === c.g && c.g === c.b;
 
 /** Reads the image header, checks the pixel limit, and prepares the input sharp will decode. */
 async function openImage(
   input: string | Buffer,
   limits: ThumbnailLimits,
-  deadline: AbortSignal,
+  deadline: Deadline,
 ): Promise<OpenedImage> {
   let meta: Metadata;
   try {
@@ -203,7 +209,7 @@ async function openBmp(
   input: string | Buffer,
   limits: ThumbnailLimits,
   unsupported: HttpError,
-  deadline: AbortSignal,
+  deadline: Deadline,
 ): Promise<OpenedImage> {
   const header = await readBmpHeader(input);
   if (!header) throw unsupported;
@@ -213,7 +219,7 @@ async function openBmp(
   const refusal = rleRefusal(bytes, header.size);
   if (refusal) throw badRequest("image_too_large", refusal);
   const pixels = decodeBmpPixels(bytes, header.size);
-  if (deadline.aborted) throw thumbnailTimeout(limits.timeoutMs ?? 0);
+  if (deadline.passed()) throw thumbnailTimeout(limits.timeoutMs ?? 0);
   const raw = { ...header.size, channels: 4 } as const;
   return { input: pixels, raw, size: header.size, maxPixels: limits.maxImagePixels };
 }
