@@ -8,7 +8,8 @@
  */
 import type { Transaction } from "kysely";
 import type { IntelConfig } from "../config.ts";
-import type { Connector, Subject } from "../connectors/types.ts";
+import type { Connector } from "../connectors/types.ts";
+import type { Subject } from "../model/graph.ts";
 import type { JobQueue, Lane } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
