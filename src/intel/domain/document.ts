@@ -4,9 +4,9 @@
  * events about neighbours are kept in `neighbour_events`.
  */
 
+import { fromStored, threatrName } from "../model/markings.ts";
 import { type Neighbourhood, parseAttributes } from "../store/graph.ts";
 import type { EntitiesTable, EventsTable, RelationsTable } from "../store/schema.ts";
-import { fromStored, threatrName } from "./markings.ts";
 import { toMermaid } from "./mermaid.ts";
 import type { NobodyAsked } from "./nobody-asked.ts";
 import type { SourceView } from "./sources.ts";
