@@ -14,7 +14,7 @@ import {
   type Setting,
   text,
 } from "../common/settings.ts";
-import { MARKINGS, type Marking, parseMarking } from "./domain/markings.ts";
+import { MARKINGS, type Marking, parseMarking } from "./model/markings.ts";
 
 const LEVELS = MARKINGS.join(", ");
 

@@ -2,7 +2,7 @@
  * Worst-case values for a taxonomy type: strings that make backtracking regex engines explode on
  * its format, cut to the type's cap, each ending where no format can match; and over-cap values.
  */
-import type { TypeInfo } from "../../src/intel/domain/taxonomy.ts";
+import type { TypeInfo } from "../../src/intel/model/taxonomy.ts";
 
 /** Strings that make backtracking engines explode on the taxonomy's patterns, cut to the type's cap. */
 export function worstCaseValues(t: TypeInfo): string[] {

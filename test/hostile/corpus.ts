@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ROOT } from "../../src/common/config.ts";
-import { SUPER_TYPES } from "../../src/intel/domain/taxonomy.ts";
+import { SUPER_TYPES } from "../../src/intel/model/taxonomy.ts";
 import { worstCaseValues } from "../helpers/hostile-values.ts";
 import { executableCases } from "./executable-cases.ts";
 import { extractCases } from "./extract-cases.ts";

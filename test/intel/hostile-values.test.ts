@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { RE2JS } from "re2js";
-import { SUPER_TYPES, type TypeInfo } from "../../src/intel/domain/taxonomy.ts";
+import { SUPER_TYPES, type TypeInfo } from "../../src/intel/model/taxonomy.ts";
 import { worstCaseValues } from "../helpers/hostile-values.ts";
 import { type IntelProcess, startIntelProcessWithKey } from "../helpers/intel-process.ts";
 import { assertSurvived } from "../helpers/real-process.ts";

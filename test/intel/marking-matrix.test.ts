@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { MARKINGS, type Marking, rank } from "../../src/intel/domain/markings.ts";
+import { MARKINGS, type Marking, rank } from "../../src/intel/model/markings.ts";
 import type { SimpleFake } from "../helpers/fake-vendor.ts";
 import type { FakeVendor } from "../helpers/fake-virustotal.ts";
 import { type DbKind, postgresSkipReason, type TestIntelServer } from "../helpers/intel-server.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { checkSync } from "recheck";
-import { NORMALISING_PATTERNS } from "../../src/intel/domain/taxonomy-values.ts";
+import { NORMALISING_PATTERNS } from "../../src/intel/model/taxonomy-values.ts";
 
 describe("ReDoS proof of the value normalisation", () => {
   it("finds the old PHONE pattern exponential (the checker can fail)", () => {

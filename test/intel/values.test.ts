@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { checkValue, findType } from "../../src/intel/domain/taxonomy.ts";
+import { checkValue, findType } from "../../src/intel/model/taxonomy.ts";
 import { freshDatabase, startIntelServer } from "../helpers/intel-server.ts";
 
 function normalised(type: string, raw: string, superType = "OBSERVABLE"): string {

@@ -1,6 +1,6 @@
 /**
  * What an indicator is: a value, the intel taxonomy type it is sent as (super type + type short
- * names of src/intel/domain/taxonomy.json), our finer `kind`, and where it was found.
+ * names of src/intel/model/taxonomy.json), our finer `kind`, and where it was found.
  */
 
 /** Finer than the taxonomy: registry keys and wallet addresses share OBSERVABLE/GENERIC there. */

@@ -5,7 +5,7 @@
  * test/common/contract.test.ts provokes each status and checks it is documented here.
  */
 import type { ContractPolicy } from "../../common/openapi-contract.ts";
-import { SUPER_TYPES } from "../domain/taxonomy.ts";
+import { SUPER_TYPES } from "../model/taxonomy.ts";
 
 /** `observable` → `[Oo][Bb]…`: the super types, matched as the service does (trimmed, any case). */
 function anyCase(words: string[]): string {

@@ -11,7 +11,7 @@ import { EXPORT_FORMATS, exportFormatsDescribed } from "../domain/export/index.t
 import type { Requests } from "../domain/requests.ts";
 import { askedIds, vendorErrors } from "../domain/requests.ts";
 import { sourceViews } from "../domain/sources.ts";
-import { SUPER_TYPES, type SuperTypeInfo } from "../domain/taxonomy.ts";
+import { SUPER_TYPES, type SuperTypeInfo } from "../model/taxonomy.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { exportRequest } from "../services/exports.ts";
 import type { IntelServices } from "../services/index.ts";

@@ -1,8 +1,8 @@
 /** A request's (super type, type, value) checked against the taxonomy: a Subject, or a 400 saying what is wrong. */
 import { Type } from "typebox";
 import { badRequest } from "../../common/errors.ts";
-import type { Subject } from "../connectors/types.ts";
-import { checkValue, findSuperType, findType } from "../domain/taxonomy.ts";
+import type { Subject } from "../model/graph.ts";
+import { checkValue, findSuperType, findType } from "../model/taxonomy.ts";
 
 export function parseSubject(input: { super_type: string; type: string; value: string }): Subject {
   const superType = findSuperType(input.super_type);

@@ -3,16 +3,25 @@
  * into a fragment of the knowledge graph. `normalize` is pure; storage is the only writer.
  * Entities are referred to by their natural key (super type, type, name), never by database id.
  */
+import type { Credentials } from "../model/credentials.ts";
+import type { Fragment, Subject, TypeRef } from "../model/graph.ts";
 import type { FeedReader } from "./feed.ts";
 
-/** What a request asks about: super type and type short names of the taxonomy, and the value. */
-export interface Subject {
-  superType: string; // e.g. "OBSERVABLE"
-  type: string; // e.g. "IPV4"
-  value: string;
-}
-
-export type Tlp = "RED" | "AMBER" | "GREEN" | "WHITE";
+// The graph model is every connector's vocabulary (`normalize` returns a Fragment): re-exported
+// here so a connector imports its contract from one place. Code outside connectors/ imports model/.
+export type { Credentials } from "../model/credentials.ts";
+export {
+  type EntityDraft,
+  type EntityRef,
+  type EventDraft,
+  emptyFragment,
+  type Fragment,
+  type RelationDraft,
+  rootRef,
+  type Subject,
+  type Tlp,
+  type TypeRef,
+} from "../model/graph.ts";
 
 /**
  * Who learns the subject when a connector is asked: a third party (a public vendor: TLP/PAP gating
@@ -20,59 +29,6 @@ export type Tlp = "RED" | "AMBER" | "GREEN" | "WHITE";
  * connector reads data Loupe holds on this machine, such as an offline database: never gated).
  */
 export type Disclosure = "third_party" | "own_instance" | "local";
-
-/** The natural key of an entity: unique on (superType, type, name). */
-export interface EntityRef {
-  superType: string;
-  type: string;
-  name: string;
-}
-
-export interface EntityDraft extends EntityRef {
-  description?: string;
-  sourceUrl?: string;
-  tlp?: Tlp;
-  pap?: Tlp;
-  /** String→string facts; the framework adds `source_vendor`. */
-  attributes?: Record<string, string>;
-}
-
-export interface RelationDraft {
-  /** A verb: "resolves", "points to", "documents", "associated threat"… */
-  name: string;
-  from: EntityRef;
-  to: EntityRef;
-  description?: string;
-  attributes?: Record<string, string>;
-}
-
-export interface EventDraft {
-  /** A type short name of the EVENT super type: HIT, AV_DETECTION, PASSIVE_DNS… */
-  type: string;
-  name: string;
-  /** ISO 8601; stored with seconds precision. */
-  firstSeen: string;
-  lastSeen: string;
-  count?: number;
-  description?: string;
-  attributes?: Record<string, string>;
-  involved: EntityRef;
-}
-
-/** What one vendor says about a subject. The subject itself is the root entity (its ref is `rootRef`). */
-export interface Fragment {
-  entities: EntityDraft[];
-  relations: RelationDraft[];
-  events: EventDraft[];
-}
-
-export const emptyFragment = (): Fragment => ({ entities: [], relations: [], events: [] });
-
-export function rootRef(subject: Subject): EntityRef {
-  return { superType: subject.superType, type: subject.type, name: subject.value };
-}
-
-export type Credentials = Record<string, string>;
 
 export interface VendorResponse {
   status: number;
@@ -106,11 +62,6 @@ export interface FetchContext {
   feeds?: FeedReader;
   /** The base URL `http` is pinned to (a connector caching what it read there keys on it). */
   baseUrl?: string;
-}
-
-export interface TypeRef {
-  superType: string;
-  type: string;
 }
 
 export interface Connector {

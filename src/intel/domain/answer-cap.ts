@@ -4,7 +4,7 @@
  * answer and export later. The first ones named win — the root, then the answer's own order — and
  * relations and events touching a dropped one go with it; the outcome says how many there were.
  */
-import { type EntityRef, type Fragment, rootRef, type Subject } from "../connectors/types.ts";
+import { type EntityRef, type Fragment, rootRef, type Subject } from "../model/graph.ts";
 
 /** What a capped answer reports in its source outcome (`sources.<vendor>.capped`). */
 export interface AnswerCap {

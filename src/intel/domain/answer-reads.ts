@@ -4,7 +4,7 @@
  * (store/read-cache.ts): the same values as straight from the database, from memory while nothing
  * was committed. Values are shared between callers: never mutate them.
  */
-import type { EntityRef } from "../connectors/types.ts";
+import type { EntityRef } from "../model/graph.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
 import { entityMarks } from "../store/graph.ts";

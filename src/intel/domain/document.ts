@@ -4,13 +4,13 @@
  * events about neighbours are kept in `neighbour_events`.
  */
 
+import { fromStored, threatrName } from "../model/markings.ts";
+import { findSuperType, findType } from "../model/taxonomy.ts";
 import { type Neighbourhood, parseAttributes } from "../store/graph.ts";
 import type { EntitiesTable, EventsTable, RelationsTable } from "../store/schema.ts";
-import { fromStored, threatrName } from "./markings.ts";
 import { toMermaid } from "./mermaid.ts";
 import type { NobodyAsked } from "./nobody-asked.ts";
 import type { SourceView } from "./sources.ts";
-import { findSuperType, findType } from "./taxonomy.ts";
 
 export interface TypeRefJson {
   name: string;

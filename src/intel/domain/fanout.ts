@@ -9,14 +9,9 @@ import type { IntelConfig } from "../config.ts";
 import type { FeedReader } from "../connectors/feed.ts";
 import { type CallGate, createVendorHttp } from "../connectors/http.ts";
 import { supports } from "../connectors/registry.ts";
-import {
-  type Connector,
-  type Credentials,
-  type FetchContext,
-  type Fragment,
-  type Subject,
-  VendorError,
-} from "../connectors/types.ts";
+import { type Connector, type FetchContext, VendorError } from "../connectors/types.ts";
+import type { Credentials } from "../model/credentials.ts";
+import type { Fragment, Subject } from "../model/graph.ts";
 import { capAnswer } from "./answer-cap.ts";
 import type { VendorSlot } from "./quota.ts";
 import { keepRawAnswer, type RawAnswer } from "./raw-answers.ts";

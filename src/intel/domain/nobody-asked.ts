@@ -4,7 +4,8 @@
  * sources hold no vendor's word says which, so that "nobody was asked" never reads as "nothing known".
  */
 import { supports } from "../connectors/registry.ts";
-import type { Connector, Subject } from "../connectors/types.ts";
+import type { Connector } from "../connectors/types.ts";
+import type { Subject } from "../model/graph.ts";
 import { isUsable } from "./fanout.ts";
 import type { Marks } from "./markings.ts";
 import type { SourceOutcome } from "./sources.ts";

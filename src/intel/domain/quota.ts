@@ -6,7 +6,8 @@
  */
 import type { IntelConfig } from "../config.ts";
 import type { CallGate, Throttle } from "../connectors/http.ts";
-import { type Connector, type Credentials, VendorError } from "../connectors/types.ts";
+import { type Connector, VendorError } from "../connectors/types.ts";
+import type { Credentials } from "../model/credentials.ts";
 import { disableCredentials, markCredentialsUsed, setsInRotation } from "../store/credentials.ts";
 import type { Store } from "../store/db.ts";
 import {

@@ -3,7 +3,7 @@
  * out — the values of the credential set that was used, wherever they appear, and every value under
  * a key named like a secret — then cut to a size limit (the part kept says it was cut).
  */
-import type { Credentials } from "../connectors/types.ts";
+import type { Credentials } from "../model/credentials.ts";
 
 export interface RawAnswer {
   /** Pretty-printed, redacted JSON, at most the size limit (in UTF-8 bytes). */

@@ -3,7 +3,7 @@
  * ages, filled in per answer), or an export of the document with them. Pure reads and CPU: run in a
  * render process (render-process.ts) so no graph, however large, holds the event loop.
  */
-import type { Subject } from "../connectors/types.ts";
+import type { Subject } from "../model/graph.ts";
 import type { Store } from "../store/db.ts";
 import { buildDocument } from "./document.ts";
 import { type ExportContext, type ExportFormat, exportDocument } from "./export/index.ts";

@@ -7,7 +7,7 @@
  * Processes end after RENDER_IDLE_MS without work, giving back what a large render took.
  */
 import type { IntelConfig } from "../config.ts";
-import type { Subject } from "../connectors/types.ts";
+import type { Subject } from "../model/graph.ts";
 import type { Store } from "../store/db.ts";
 import type { ExportContext, ExportFormat } from "./export/index.ts";
 import { createRenderPool } from "./render-pool.ts";

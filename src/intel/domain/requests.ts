@@ -8,7 +8,9 @@
  */
 import type { Transaction } from "kysely";
 import type { IntelConfig } from "../config.ts";
-import type { Connector, Subject } from "../connectors/types.ts";
+import type { Connector } from "../connectors/types.ts";
+import type { Subject } from "../model/graph.ts";
+import { fromStored, type Marking, rank, storedName, weakerThan } from "../model/markings.ts";
 import type { JobQueue, Lane } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
@@ -32,7 +34,7 @@ import { buildDocument } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
 import { feedReader } from "./feeds.ts";
 import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
-import { fromStored, gate, type Marking, type Marks, rank, storedName, weakerThan } from "./markings.ts";
+import { gate, type Marks } from "./markings.ts";
 import { nobodyAsked, type Reach, reachOf } from "./nobody-asked.ts";
 import { takeSlot } from "./quota.ts";
 import { type DocumentRenderer, neighbourhood, subjectKey } from "./result-reads.ts";

@@ -2,7 +2,7 @@
  * A subject's result as stored: its neighbourhood (at most `maxEntities` entities) and the result
  * document built from it. What may be large is read in a render process (domain/renderer.ts).
  */
-import type { Subject } from "../connectors/types.ts";
+import type { Subject } from "../model/graph.ts";
 import type { Store } from "../store/db.ts";
 import { findEntity, readNeighbourhood } from "../store/graph.ts";
 import { latestLookup, lookupSources } from "../store/requests.ts";

@@ -5,7 +5,7 @@
  * (and its type: vendors also disagree on RAT vs MALWARE). Every vendor's own spelling is added to
  * the entity's `aliases` attribute (comma-separated, merged across vendors by the store).
  */
-import type { EntityRef, Fragment } from "../connectors/types.ts";
+import type { EntityRef, Fragment } from "../model/graph.ts";
 import { ALIASES } from "../store/graph.ts";
 
 export const THREAT = "THREAT";

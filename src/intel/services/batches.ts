@@ -6,10 +6,10 @@
 import { setImmediate } from "node:timers/promises";
 import pLimit from "p-limit";
 import { badRequest, type ErrorBody } from "../../common/errors.ts";
-import type { Subject } from "../connectors/types.ts";
-import type { Marking } from "../domain/markings.ts";
 import type { Requests } from "../domain/requests.ts";
 import { type SubmitOutcome, subjectKey, vendorErrors } from "../domain/requests.ts";
+import type { Subject } from "../model/graph.ts";
+import type { Marking } from "../model/markings.ts";
 import {
   type BatchItemRow,
   batchCounts,

@@ -5,9 +5,10 @@
  */
 import type { Kysely } from "kysely";
 import type { IntelConfig } from "../config.ts";
-import type { Connector, Credentials } from "../connectors/types.ts";
+import type { Connector } from "../connectors/types.ts";
 import { checkCredentials, isUsable } from "../domain/fanout.ts";
 import { placeholderProblem } from "../domain/placeholders.ts";
+import type { Credentials } from "../model/credentials.ts";
 import {
   type CredentialCheck,
   credentialChecks,

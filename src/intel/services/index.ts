@@ -11,7 +11,7 @@ import type { Connector } from "../connectors/types.ts";
 import { scheduleFeeds } from "../domain/feeds.ts";
 import { createRenderer, type Renderer } from "../domain/renderer.ts";
 import { createRequests, type Requests } from "../domain/requests.ts";
-import { SUPER_TYPES } from "../domain/taxonomy.ts";
+import { SUPER_TYPES } from "../model/taxonomy.ts";
 import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
 import { openStore, type Store } from "../store/db.ts";
 import { createReadCache, type ReadCache } from "../store/read-cache.ts";

@@ -4,8 +4,8 @@
  * the one way to lower it. The value is normalised as asks normalise it, so it names the same entity.
  */
 import type { Kysely } from "kysely";
-import { MARKINGS, type Marking, parseMarking, storedName } from "../domain/markings.ts";
-import { checkValue, findSuperType, findType } from "../domain/taxonomy.ts";
+import { MARKINGS, type Marking, parseMarking, storedName } from "../model/markings.ts";
+import { checkValue, findSuperType, findType } from "../model/taxonomy.ts";
 import { entityMarks, setMarks } from "../store/graph.ts";
 import { bumpGraphVersion } from "../store/requests.ts";
 import type { Database } from "../store/schema.ts";

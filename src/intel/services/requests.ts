@@ -5,12 +5,14 @@
  * the API, the vendors being asked for a person).
  */
 import { badRequest, HttpError } from "../../common/errors.ts";
-import type { Connector, Subject } from "../connectors/types.ts";
+import type { Connector } from "../connectors/types.ts";
 import { candidates } from "../domain/fanout.ts";
-import { fromStored, MARKINGS, type Marking, parseMarking, stickyMarks } from "../domain/markings.ts";
+import { stickyMarks } from "../domain/markings.ts";
 import { type NobodyAsked, nobodyAsked, reachOf, whyNobody } from "../domain/nobody-asked.ts";
 import { askedIds } from "../domain/requests.ts";
 import type { SourceOutcome } from "../domain/sources.ts";
+import type { Subject } from "../model/graph.ts";
+import { fromStored, MARKINGS, type Marking, parseMarking } from "../model/markings.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { entityMarks } from "../store/graph.ts";
 import type { ReadView } from "../store/read-cache.ts";

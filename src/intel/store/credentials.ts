@@ -4,7 +4,7 @@
  * re-enabled.
  */
 import type { Kysely } from "kysely";
-import type { Credentials } from "../connectors/types.ts";
+import type { Credentials } from "../model/credentials.ts";
 import type { Database } from "./schema.ts";
 import { nowIso } from "./time.ts";
 

@@ -4,7 +4,7 @@
  * (name, from, to); similar events from one vendor with overlapping days are merged.
  */
 import type { Kysely, Transaction } from "kysely";
-import type { EntityDraft, EntityRef, EventDraft, Fragment } from "../connectors/types.ts";
+import type { EntityDraft, EntityRef, EventDraft, Fragment } from "../model/graph.ts";
 import { selectInChunks } from "./chunks.ts";
 import type { Database, EntitiesTable, EventsTable, RelationsTable } from "./schema.ts";
 import { newId, nowIso, toSecondsIso } from "./time.ts";

@@ -3,7 +3,7 @@
  * spelling recorded wins, under a unique key, so concurrent workers agree on one entity.
  */
 import type { Kysely } from "kysely";
-import type { EntityRef } from "../connectors/types.ts";
+import type { EntityRef } from "../model/graph.ts";
 import type { Database } from "./schema.ts";
 import { nowIso } from "./time.ts";
 

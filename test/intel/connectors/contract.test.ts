@@ -14,7 +14,7 @@ import {
   type Subject,
   VendorError,
 } from "../../../src/intel/connectors/types.ts";
-import { findType } from "../../../src/intel/domain/taxonomy.ts";
+import { findType } from "../../../src/intel/model/taxonomy.ts";
 import { fixture, fixtureNames } from "../../helpers/connectors.ts";
 
 const key = (r: EntityRef) => `${r.superType}/${r.type}/${r.name}`;

@@ -12,7 +12,7 @@ import vm from "node:vm";
 import { ROOT } from "../../../src/common/config.ts";
 import { CONNECTORS } from "../../../src/intel/connectors/registry.ts";
 import type { AttributeTest, Connector, Subject } from "../../../src/intel/connectors/types.ts";
-import { findType } from "../../../src/intel/domain/taxonomy.ts";
+import { findType } from "../../../src/intel/model/taxonomy.ts";
 
 const FOLDER = path.join(ROOT, "src", "intel", "connectors");
 const ids = CONNECTORS.map((c) => c.id);

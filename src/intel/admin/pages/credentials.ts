@@ -8,7 +8,8 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import { connectorById } from "../../connectors/registry.ts";
-import type { Connector, Credentials } from "../../connectors/types.ts";
+import type { Connector } from "../../connectors/types.ts";
+import type { Credentials } from "../../model/credentials.ts";
 import {
   addCredentialSet,
   type CredentialSetView,

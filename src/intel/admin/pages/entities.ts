@@ -4,8 +4,8 @@
  */
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
-import { MARKINGS } from "../../domain/markings.ts";
-import { SUPER_TYPES } from "../../domain/taxonomy.ts";
+import { MARKINGS } from "../../model/markings.ts";
+import { SUPER_TYPES } from "../../model/taxonomy.ts";
 import { type EntityOrder, entityDetail, parseAttributes, searchEntities } from "../../services/browse.ts";
 import { MarkingError, markingLevel, setSubjectMarking } from "../../services/markings.ts";
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";

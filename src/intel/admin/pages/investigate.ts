@@ -9,7 +9,7 @@ import { notFound } from "../../../common/errors.ts";
 import type { App } from "../../../common/http.ts";
 import { parseSubject } from "../../api/subject.ts";
 import { supports } from "../../connectors/registry.ts";
-import { SUPER_TYPES } from "../../domain/taxonomy.ts";
+import { SUPER_TYPES } from "../../model/taxonomy.ts";
 import { askAbout, type RequestAnswer, VendorsFailed } from "../../services/requests.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { vendorHint } from "../hints.ts";

@@ -2,8 +2,9 @@
  * The result document seen by the exporters: every entity (root first), every event, the vendors
  * that spoke, and the hashes that name one file. Each export format is a pure function of this.
  */
+
+import { checkValue, findType } from "../../model/taxonomy.ts";
 import type { ResultDocument } from "../requests.ts";
-import { checkValue, findType } from "../taxonomy.ts";
 
 export type ExportEntity = ResultDocument["root_entity"];
 export type ExportEvent = ResultDocument["events"][number];
