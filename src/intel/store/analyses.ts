@@ -253,3 +253,14 @@ export async function keptFilesBefore(
 export async function forgetFile(db: Db, id: string): Promise<void> {
   await db.updateTable("analyses").set({ file_path: null }).where("id", "=", id).execute();
 }
+
+/** Extends the leases of the pending analyses a runner holds. */
+export async function renewLeases(db: Db, ids: string[], leaseUntil: string): Promise<void> {
+  for (const slice of chunked(ids))
+    await db
+      .updateTable("analyses")
+      .set({ lease_until: leaseUntil })
+      .where("id", "in", slice)
+      .where("status", "=", "pending")
+      .execute();
+}
