@@ -144,9 +144,10 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
     enrich: async (viewer, id) => enrichAnalysis(services, viewer.username, await visibleRow(viewer, id)),
     list: (viewer, query) => listVisible(services, viewer, query),
     share: async (viewer, id, shared) => {
+      // Someone who cannot see it learns nothing (404) before being told who may share (403).
+      const row = await visibleRow(viewer, id);
       if (!canSeeAll(viewer))
         throw new HttpError(403, "admin_only", "Only an administrator may share an analysis.");
-      const row = await visibleRow(viewer, id);
       await setShared(db, id, shared);
       await recordAudit(
         db,
