@@ -11,7 +11,7 @@ import path from "node:path";
 import { HttpError, notFound } from "../../common/errors.ts";
 import type { Logger } from "../../common/logger.ts";
 import { treeIndex, verdictLevel } from "../domain/analysis-result.ts";
-import type { Marking } from "../domain/markings.ts";
+import type { Marking } from "../model/markings.ts";
 import {
   type AnalysisRow,
   failAnalysis,

@@ -7,11 +7,11 @@
  */
 import pLimit from "p-limit";
 import { HttpError } from "../../common/errors.ts";
-import type { Subject } from "../connectors/types.ts";
 import { type FoundIndicator, foundIndicators } from "../domain/analysis-result.ts";
 import { subjectKey } from "../domain/result-reads.ts";
 import type { SourceOutcome } from "../domain/sources.ts";
-import { checkValue, findType } from "../domain/taxonomy.ts";
+import type { Subject } from "../model/graph.ts";
+import { checkValue, findType } from "../model/taxonomy.ts";
 import { type AnalysisRow, type IndicatorRow, indicatorsOf, saveIndicators } from "../store/analyses.ts";
 import type { AnalysisIndicatorsTable } from "../store/analysis-schema.ts";
 import { latestLookup } from "../store/requests.ts";

@@ -6,8 +6,8 @@
  * entity written is raised to the analysis' marking (sticky, like an ask's): an indicator found in
  * a RED file stays RED for later asks.
  */
-import type { EntityRef, Fragment, Subject, Tlp } from "../connectors/types.ts";
-import { type Marking, storedName, weakerThan } from "../domain/markings.ts";
+import type { EntityRef, Fragment, Subject, Tlp } from "../model/graph.ts";
+import { type Marking, storedName, weakerThan } from "../model/markings.ts";
 import type { AnalysisRow } from "../store/analyses.ts";
 import { findEntity, raiseMarking, saveFragment } from "../store/graph.ts";
 import { bumpGraphVersion } from "../store/requests.ts";
