@@ -6,12 +6,11 @@
  * and again in the worker). Workers process requests (`processRequest`). SQL is in
  * store/requests.ts; the rendered answers in rendered-cache.ts; TTLs and merging in freshness.ts.
  */
-import type { Transaction } from "kysely";
 import type { IntelConfig } from "../config.ts";
 import type { Connector } from "../connectors/types.ts";
 import type { Subject } from "../model/graph.ts";
 import { fromStored, type Marking, rank, storedName, weakerThan } from "../model/markings.ts";
-import type { JobQueue, Lane } from "../queue/jobs.ts";
+import { type JobQueue, type Lane, priorityOf } from "../queue/jobs.ts";
 import { configuredVendors } from "../store/credentials.ts";
 import { isDatabaseUnavailable, type Store } from "../store/db.ts";
 import { entityMarks, raiseMarking, saveFragment, upsertEntity } from "../store/graph.ts";
@@ -27,7 +26,7 @@ import {
   markProcessing,
 } from "../store/requests.ts";
 import { askRecorder } from "../store/retention.ts";
-import type { Database, RequestsTable } from "../store/schema.ts";
+import type { LookupsTable, RequestsTable } from "../store/schema.ts";
 import { canonicalThreat } from "../store/threat-names.ts";
 import { type AnswerReads, answerReads } from "./answer-reads.ts";
 import { buildDocument } from "./document.ts";
@@ -47,7 +46,8 @@ export type ResultDocument = ReturnType<typeof buildDocument>;
 
 export type SubmitOutcome =
   | { kind: "done"; json: Buffer }
-  | { kind: "pending"; request: RequestsTable }
+  /** `asking`: the vendors the request asks (read from the plan for a request made before it kept them). */
+  | { kind: "pending"; request: RequestsTable; asking: string[] }
   | { kind: "failed"; request: RequestsTable; errors: Record<string, string> };
 
 export { subjectKey };
@@ -66,6 +66,8 @@ export interface Ask {
   lane?: Lane;
   /** A view of the read cache taken after the caller's request arrived (the key check's), to share. */
   view?: ReadView;
+  /** The vendors that look this subject up and are configured, when the caller read them already (once per ask). */
+  reach?: Pick<Reach, "supporting" | "usable">;
 }
 
 export interface Requests {
@@ -157,8 +159,14 @@ const storedMarks = (row: { tlp: string; pap: string } | undefined): Marks | und
  * The vendors an ask may reach: those supporting the subject's type and configured, gated by the
  * stricter of the ask's marks and the subject's stored ones (read under the subject's normal form).
  */
-async function plan(ctx: Context, reads: AnswerReads, subject: Subject, asked: Marks): Promise<Planned> {
-  const reach = reachOf(ctx.connectors, subject, await reads.configuredVendors());
+async function plan(
+  ctx: Context,
+  reads: AnswerReads,
+  subject: Subject,
+  asked: Marks,
+  known?: Pick<Reach, "supporting" | "usable">,
+): Promise<Planned> {
+  const reach = known ?? reachOf(ctx.connectors, subject, await reads.configuredVendors());
   const stored = storedMarks(await reads.entityMarks(rootRef(subject)));
   return { ...reach, ...gate(reach.usable, asked, stored, ctx.config) };
 }
@@ -176,7 +184,7 @@ async function submitAsk(ctx: Context, subject: Subject, ask: Ask): Promise<Subm
   // A view taken after this ask's own writes, so that what it reads includes them.
   const view = !marked && ask.view ? ask.view : await ctx.reads.view();
   const reads = answerReads(ctx.store.db, view);
-  const planned = await plan(ctx, reads, subject, asked);
+  const planned = await plan(ctx, reads, subject, asked, ask.reach);
   if (ask.force !== false) {
     const names = ask.force;
     const picked = (id: string) => names === true || names.includes(id);
@@ -200,12 +208,16 @@ async function startRequest(
   how: { force: boolean; background: boolean },
   lane: Lane = "interactive",
 ): Promise<SubmitOutcome> {
-  const enqueue = (id: string, tx: Transaction<Database>) => ctx.queue.enqueue(id, tx, lane);
-  return {
-    kind: "pending",
-    request: await joinOrCreateRequest(ctx.store, keyed(subject), planOf(planned, how), enqueue),
-  };
+  const joined = await joinOrCreateRequest(ctx.store, keyed(subject), planOf(planned, how), priorityOf(lane));
+  if (joined.created) ctx.queue.wake();
+  return pending(joined.request, planned);
 }
+
+const pending = (request: RequestsTable, planned: Planned): SubmitOutcome => ({
+  kind: "pending",
+  request,
+  asking: askedIds(request) ?? planned.usable.map((c) => c.id),
+});
 
 const keyed = (subject: Subject) => ({ ...subject, key: subjectKey(subject) });
 
@@ -233,10 +245,10 @@ async function storedOutcome(
   const waitFor = (await reads.activeRequests(key)).find(
     (r) => r.background === 0 && asksOnly(r, planned.allowed),
   );
-  if (waitFor) return { kind: "pending", request: waitFor };
-  const answer = await answerFromStorage(ctx, reads, subject, planned, depth);
-  if (answer) return answer;
+  if (waitFor) return pending(waitFor, planned);
   const lookup = await reads.latestLookup(key);
+  const answer = await answerFromStorage(ctx, reads, subject, planned, depth, lookup);
+  if (answer) return answer;
   const coolingDown = Date.now() - Date.parse(lookup?.finished_at ?? "") < ctx.config.failureCooldownMs;
   if (lookup?.status === "FAILED" && coolingDown) {
     const request = await getRequest(db, lookup.request_id);
@@ -246,7 +258,7 @@ async function storedOutcome(
 }
 
 /**
- * The stored answer of a subject whose latest request succeeded, with each vendor's age; the
+ * The stored answer of a subject whose latest request (`lookup`) succeeded, with each vendor's age; the
  * vendors among `planned.allowed` whose part is stale are asked again by a background request.
  */
 async function answerFromStorage(
@@ -255,9 +267,9 @@ async function answerFromStorage(
   subject: Subject,
   planned: Planned,
   depth: number,
+  lookup: LookupsTable | undefined,
 ): Promise<SubmitOutcome | undefined> {
   const key = subjectKey(subject);
-  const lookup = await reads.latestLookup(key);
   if (lookup?.status !== "SUCCEEDED") return undefined;
   // Without its sources (they carry ages): rendered once per graph version, off the event loop.
   const body = await ctx.renderer.document(subject, depth, await reads.graphVersion());
@@ -271,7 +283,8 @@ async function answerFromStorage(
       ...planOf({ ...planned, allowed: stale, skipped: {} }, BACKGROUND),
       whileLatest: lookup.request_id,
     };
-    await joinOrCreateRequest(ctx.store, keyed(subject), plan, (id, tx) => ctx.queue.enqueue(id, tx));
+    const joined = await joinOrCreateRequest(ctx.store, keyed(subject), plan, priorityOf("interactive"));
+    if (joined?.created) ctx.queue.wake();
   }
   return { kind: "done", json: withSources(body, sourceViews(sources, now), nobodyAsked(sources, planned)) };
 }

@@ -27,9 +27,14 @@ import type { Database } from "../store/schema.ts";
 
 export type Lane = "interactive" | "bulk";
 
+/** A lane as the jobs table orders it (interactive first). */
+export const priorityOf = (lane: Lane): number => (lane === "bulk" ? BULK : INTERACTIVE);
+
 export interface JobQueue {
   /** Bulk jobs are claimed after every interactive one, and never take a worker's reserved slots. */
   enqueue(requestId: string, tx?: Transaction<Database>, lane?: Lane): Promise<void>;
+  /** Tells this process's worker that a job was just committed (the store inserts a request's job with it). */
+  wake(): void;
   /** Moves a request's bulk job to the interactive lane (a client now waits for it). */
   promote(requestId: string): Promise<void>;
   /** Starts processing in this process; `handler` gets the request id. */
@@ -99,9 +104,10 @@ export function createJobQueue(db: Kysely<Database>, opts: QueueOptions): JobQue
   const worker = new QueueWorker(db, opts);
   return {
     async enqueue(requestId, tx, lane = "interactive") {
-      await insertJob(tx ?? db, requestId, lane === "bulk" ? BULK : INTERACTIVE);
+      await insertJob(tx ?? db, requestId, priorityOf(lane));
       worker.wake();
     },
+    wake: () => worker.wake(),
     async promote(requestId) {
       await promoteJob(db, requestId);
       worker.wake();

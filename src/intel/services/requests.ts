@@ -6,7 +6,6 @@
  */
 import { badRequest, HttpError } from "../../common/errors.ts";
 import type { Connector } from "../connectors/types.ts";
-import { candidates } from "../domain/fanout.ts";
 import { stickyMarks } from "../domain/markings.ts";
 import { type NobodyAsked, nobodyAsked, reachOf, whyNobody } from "../domain/nobody-asked.ts";
 import { askedIds } from "../domain/requests.ts";
@@ -85,12 +84,14 @@ export async function askAbout(
 ): Promise<RequestAnswer> {
   const tlp = checkedMarking("tlp", opts.tlp);
   const pap = checkedMarking("pap", opts.pap);
-  // Read only when needed: a stored answer (the common case) does not name vendors.
-  const usable = async () =>
-    candidates(services.connectors, subject, await configuredVendors(services.store.db));
-  if (typeof opts.force !== "boolean") checkForcedVendors(opts.force, await usable(), services.connectors);
   const { force, depth, view } = opts;
-  const outcome = await services.requests.submit(subject, { force, depth, tlp, pap, view });
+  // Read here only when `force` names vendors (to check them); the plan reuses what is read.
+  let reach: ReturnType<typeof reachOf> | undefined;
+  if (typeof force !== "boolean") {
+    reach = reachOf(services.connectors, subject, await configuredVendors(services.store.db));
+    checkForcedVendors(force, reach.usable, services.connectors);
+  }
+  const outcome = await services.requests.submit(subject, { force, depth, tlp, pap, view, reach });
   if (outcome.kind === "done") return { status: 200, json: outcome.json };
   if (outcome.kind === "failed") throw new VendorsFailed(outcome.request, outcome.errors);
   return {
@@ -98,7 +99,7 @@ export async function askAbout(
     request: outcome.request,
     location: `/api/request/${outcome.request.id}/`,
     retryAfterSeconds: services.config.retryAfterSeconds,
-    asking: askedIds(outcome.request) ?? (await usable()).map((c) => c.id),
+    asking: outcome.asking,
   };
 }
 

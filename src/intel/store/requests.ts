@@ -7,6 +7,7 @@
  */
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Store } from "./db.ts";
+import { insertJob } from "./jobs.ts";
 import type { Database, LookupsTable, RequestsTable } from "./schema.ts";
 import { newId, nowIso } from "./time.ts";
 
@@ -63,37 +64,43 @@ export async function graphVersion(db: Db): Promise<string> {
   return row?.value ?? "";
 }
 
+/** A request joined or made, and whether it was made (its job then waits to be claimed). */
+export interface Joined {
+  request: RequestsTable;
+  created: boolean;
+}
+
 /**
  * The subject's active request that asks exactly the vendors of `plan` (a caller who waits makes a
- * background refresh a foreground one), or a new one enqueued by `enqueue` in the same transaction.
+ * background refresh a foreground one), or a new one with its job (at `priority`) in the same transaction.
  */
 export async function joinOrCreateRequest(
   store: Store,
   subject: { superType: string; type: string; value: string; key: string },
   plan: RequestPlan & { whileLatest?: undefined },
-  enqueue: (requestId: string, tx: Transaction<Database>) => Promise<void>,
-): Promise<RequestsTable>;
+  priority: number,
+): Promise<Joined>;
 export async function joinOrCreateRequest(
   store: Store,
   subject: { superType: string; type: string; value: string; key: string },
   plan: RequestPlan,
-  enqueue: (requestId: string, tx: Transaction<Database>) => Promise<void>,
-): Promise<RequestsTable | undefined>;
+  priority: number,
+): Promise<Joined | undefined>;
 export async function joinOrCreateRequest(
   store: Store,
   subject: { superType: string; type: string; value: string; key: string },
   plan: RequestPlan,
-  enqueue: (requestId: string, tx: Transaction<Database>) => Promise<void>,
-): Promise<RequestsTable | undefined> {
+  priority: number,
+): Promise<Joined | undefined> {
   const asked = JSON.stringify(plan.asked);
   return store.db.transaction().execute(async (tx) => {
     await lockSubject(store, tx, subject.key);
     const same = (await activeRequests(tx, subject.key)).find((r) => r.asked === asked);
     if (same && same.background === 1 && !plan.background) {
       await tx.updateTable("requests").set({ background: 0 }).where("id", "=", same.id).execute();
-      return { ...same, background: 0 };
+      return { request: { ...same, background: 0 }, created: false };
     }
-    if (same) return same;
+    if (same) return { request: same, created: false };
     if (
       plan.whileLatest !== undefined &&
       (await latestLookup(tx, subject.key))?.request_id !== plan.whileLatest
@@ -118,8 +125,8 @@ export async function joinOrCreateRequest(
       pap: plan.pap,
     };
     await tx.insertInto("requests").values(row).execute();
-    await enqueue(row.id, tx);
-    return row;
+    await insertJob(tx, row.id, priority);
+    return { request: row, created: true };
   });
 }
 
