@@ -13,6 +13,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { auditPage } from "../../../src/intel/services/audit.ts";
 import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
 import { type DbKind, postgresSkipReason } from "../../helpers/intel-server.ts";
@@ -215,6 +216,15 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.equal(sample?.type?.short_name, "SAMPLE", JSON.stringify(doc.entities));
         assert.equal(sample.attributes.file_name, "note.txt");
         assert.equal(stack.vt.calls.length, vtBefore, "still nothing after the unmarked ask");
+        const audit = await auditPage(stack.server.services.store.db, {
+          limit: 20,
+          offset: 0,
+          action: "analysis.enrich",
+        });
+        assert.ok(
+          audit.entries.some((e) => e.target === done.id && e.detail.includes("TLP:RED PAP:RED")),
+          JSON.stringify(audit.entries),
+        );
       });
 
       it("keeps a hostile name as data, refuses a file past the limit with 413, and says when no files service answers", async () => {
