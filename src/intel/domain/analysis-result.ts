@@ -72,7 +72,13 @@ export function treeIndex(answer: unknown, upload: UploadFacts): TreeNodeIndex[]
     });
   }
   if (!nodes.some((n) => n.sha256 === upload.sha256 && !n.path.includes(" › ")))
-    nodes.unshift({ path: upload.name, ...upload });
+    nodes.unshift({
+      path: upload.name,
+      name: upload.name,
+      sha256: upload.sha256,
+      sha1: upload.sha1,
+      md5: upload.md5,
+    });
   return nodes;
 }
 

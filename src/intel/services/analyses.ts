@@ -270,35 +270,44 @@ async function runAnalysis(services: Services, row: AnalysisRow): Promise<void> 
     if (file) await removeUpload(file);
     return;
   }
-  const fields: Record<string, string> = {};
-  const secrets = await readSecrets(file);
-  if (secrets.password) fields.passwords = secrets.password;
-  if (secrets.rules) fields.rules = secrets.rules;
   try {
-    const text = await analyseWithFiles({
-      url: config.filesUrl,
-      filePath: file,
-      name: row.name,
-      fields,
-      timeoutMs: config.analysisTimeoutMs,
-      maxBytes: config.analysisResultMaxBytes,
-    });
-    const answer = JSON.parse(text) as unknown;
+    const { text, answer } = await askFiles(config, config.filesUrl, row, file);
     const keep = config.analysisKeepFiles && row.size <= config.analysisKeepMaxBytes;
-    const nodes = treeIndex(answer, row);
     await finishAnalysis(db, row.id, {
       result: text,
       verdict: verdictLevel(answer),
-      nodes,
+      nodes: treeIndex(answer, row),
       filePath: keep ? file : null,
     });
     await rm(secretsPath(file), { force: true });
     if (!keep) await rm(file, { force: true });
   } catch (err) {
-    const code = err instanceof FilesCallError ? err.code : "bad_answer";
-    const detail = err instanceof FilesCallError ? err.message : `the files service's answer is not JSON`;
-    await failAnalysis(db, row.id, JSON.stringify({ code, detail }));
+    // Every failure ends the analysis with a reason: none is left pending to be tried forever.
+    const known = err instanceof FilesCallError;
+    const reason = { code: known ? err.code : "internal_error", detail: (err as Error).message };
+    await failAnalysis(db, row.id, JSON.stringify(reason));
     await removeUpload(file);
+  }
+}
+
+/** The files service's answer on the file, as text and parsed; FilesCallError otherwise. */
+async function askFiles(config: Services["config"], url: string, row: AnalysisRow, file: string) {
+  const fields: Record<string, string> = {};
+  const secrets = await readSecrets(file);
+  if (secrets.password) fields.passwords = secrets.password;
+  if (secrets.rules) fields.rules = secrets.rules;
+  const text = await analyseWithFiles({
+    url,
+    filePath: file,
+    name: row.name,
+    fields,
+    timeoutMs: config.analysisTimeoutMs,
+    maxBytes: config.analysisResultMaxBytes,
+  });
+  try {
+    return { text, answer: JSON.parse(text) as unknown };
+  } catch {
+    throw new FilesCallError("bad_answer", "the files service's answer is not JSON");
   }
 }
 

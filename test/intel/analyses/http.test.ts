@@ -13,8 +13,10 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { auditPage } from "../../../src/intel/services/audit.ts";
 import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
+import { multipartEmail } from "../../helpers/documents.ts";
 import { type DbKind, postgresSkipReason } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { type MarkingVendors, startMarkingVendors } from "../../helpers/marking-vendors.ts";
@@ -140,6 +142,27 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.notEqual(noPassword.verdict, "clean", "an archive nobody could open is never clean");
       });
 
+      it("finds EICAR in a phishing mail's encrypted attachment whose password is in the body, and the mail by the attachment's hash", async () => {
+        const attachment = await encryptedZip(
+          { "eicar.com": EICAR },
+          { password: "tulip-42", method: "zipcrypto" },
+        );
+        const mail = multipartEmail({
+          subject: `Invoice ${kind}`,
+          body: "Hello,\nthe invoice is attached. The password is tulip-42\nRegards",
+          attachmentName: "invoice.zip",
+          attachment,
+        });
+        const done = await analyse(Buffer.from(mail), "invoice.eml");
+        assert.equal(done.verdict, "malicious", JSON.stringify(done.result?.verdict));
+        assert.equal(done.result.verdict.reasons[0].path, "invoice.eml › invoice.zip › eicar.com");
+        const found = await json(await call(`/api/analyses/?q=${sha256(attachment)}`));
+        assert.deepEqual(
+          found.results.map((r: Json) => r.id),
+          [done.id],
+        );
+      });
+
       it("answers the same file with the same rules from storage, with its age, without the files service", async () => {
         const text = `cache me ${kind}`;
         const first = await analyse(text, "a.txt");
@@ -215,9 +238,18 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.equal(sample?.type?.short_name, "SAMPLE", JSON.stringify(doc.entities));
         assert.equal(sample.attributes.file_name, "note.txt");
         assert.equal(stack.vt.calls.length, vtBefore, "still nothing after the unmarked ask");
+        const audit = await auditPage(stack.server.services.store.db, {
+          limit: 20,
+          offset: 0,
+          action: "analysis.enrich",
+        });
+        assert.ok(
+          audit.entries.some((e) => e.target === done.id && e.detail.includes("TLP:RED PAP:RED")),
+          JSON.stringify(audit.entries),
+        );
       });
 
-      it("keeps a hostile name as data, refuses a file past the limit with 413, and says when no files service answers", async () => {
+      it("keeps a hostile name as data, refuses a file past the limit with 413 and other bodies with 400, leaving no file", async () => {
         const hostile = "<img src=x onerror=alert(1)><svg onload=alert('x')>&lt;.txt";
         const done = await analyse("x", hostile);
         assert.equal(done.name, hostile);
