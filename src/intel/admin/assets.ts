@@ -33,6 +33,12 @@ const SOURCES: Record<string, { url: URL | string; type: string }> = {
     url: new URL("./static/graph-groups.js", import.meta.url),
     type: "text/javascript; charset=utf-8",
   },
+  ...Object.fromEntries(
+    ["report-model.js", "report-executable.js", "report.js", "report-page.js"].map((name) => [
+      name,
+      { url: new URL(`./static/${name}`, import.meta.url), type: "text/javascript; charset=utf-8" },
+    ]),
+  ),
   "favicon.svg": { url: new URL("./static/favicon.svg", import.meta.url), type: "image/svg+xml" },
   "mermaid.min.js": {
     url: import.meta.resolve("mermaid/dist/mermaid.min.js"),

@@ -1,0 +1,11 @@
+// The report page: draws the analysis embedded in the page (`#analysis`, a JSON block) into
+// `#report` with report.js; the thumbnail's URL, when the file is an image, is `data-thumbnail`.
+(() => {
+  const container = document.getElementById("report");
+  const data = document.getElementById("analysis");
+  if (!container || !data) return;
+  const analysis = JSON.parse(data.textContent);
+  window.loupeReportState = window.loupeReport.render(container, analysis.result ?? analysis, {
+    thumbnail: container.dataset.thumbnail || undefined,
+  });
+})();
