@@ -7,5 +7,8 @@
   const analysis = JSON.parse(data.textContent);
   window.loupeReportState = window.loupeReport.render(container, analysis.result ?? analysis, {
     thumbnail: container.dataset.thumbnail || undefined,
+    prefix: container.dataset.prefix ?? "",
   });
+  // After the next frame is laid out and painted: what bench/report measures.
+  requestAnimationFrame(() => setTimeout(() => performance.mark("loupe-report-painted")));
 })();

@@ -40,7 +40,7 @@ window.loupeReport = (() => {
     if (bytes === null || bytes === undefined) return "unknown size";
     if (bytes < 1024) return `${bytes} bytes`;
     const [n, unit] = bytes < 1024 * 1024 ? [bytes / 1024, "KB"] : [bytes / 1024 / 1024, "MB"];
-    return `${n.toFixed(1)} ${unit} (${bytes.toLocaleString("en")} bytes)`;
+    return `${n.toFixed(1)} ${unit} (${String(bytes).replace(/\B(?=(\d{3})+(?!\d))/g, ",")} bytes)`;
   }
 
   const level = (text, value) => el("span", { class: "assessment", "data-assessment": value }, text);
@@ -152,7 +152,7 @@ window.loupeReport = (() => {
 window.loupeReport = ((parts) => {
   const M = window.loupeReportModel;
   const { el } = parts;
-  const CHILDREN_PAGE = 200;
+  const CHILDREN_PAGE = 100;
 
   // One node's <details>: only its summary until opened.
   function nodeElement(state, node) {
@@ -239,52 +239,6 @@ window.loupeReport = ((parts) => {
     );
   }
 
-  // Indicators by type: value, where it was found, and its verdict once enriched.
-  function indicatorsSection(state) {
-    const { groups, truncated } = state.model.indicators;
-    const total = groups.reduce((n, [, items]) => n + items.length, 0);
-    const tables = groups.map(([type, items]) => {
-      const rows = items.map((i) =>
-        el(
-          "tr",
-          { "data-type": i.type, "data-value": i.value },
-          el("td", { class: "subject" }, i.value),
-          el(
-            "td",
-            {},
-            i.paths.map((p) => el("div", {}, parts.pathButton(p))),
-          ),
-          el("td", { class: "indicator-verdict" }, el("span", { class: "muted" }, "not asked")),
-        ),
-      );
-      const table = el(
-        "table",
-        { class: "indicators" },
-        el(
-          "thead",
-          {},
-          el("tr", {}, el("th", {}, "Value"), el("th", {}, "Found in"), el("th", {}, "Verdict")),
-        ),
-        el("tbody", {}, rows),
-      );
-      window.loupeLabelCells?.(table);
-      return [el("h3", {}, type, " ", el("span", { class: "count" }, items.length)), table];
-    });
-    return el(
-      "section",
-      { id: "report-indicators", "aria-labelledby": "report-indicators-title" },
-      el("h2", { id: "report-indicators-title" }, "Indicators ", el("span", { class: "count" }, total)),
-      truncated
-        ? el(
-            "p",
-            { class: "flash error" },
-            `The scan was cut by a limit (${truncated}): more may be in the file.`,
-          )
-        : null,
-      total ? tables : el("p", { class: "muted" }, "No indicator found in the file's text and metadata."),
-    );
-  }
-
   function headCard(state, opts) {
     const { root } = state.model;
     return el(
@@ -299,12 +253,17 @@ window.loupeReport = ((parts) => {
 
   // Draws `result` into `container`; `opts.thumbnail`: the image's thumbnail URL, when there is one.
   function render(container, result, opts = {}) {
-    const state = { model: M.build(result), elements: new Map() };
+    const state = {
+      model: M.build(result),
+      elements: new Map(),
+      verdicts: new Map(),
+      prefix: opts.prefix ?? "",
+    };
     container.replaceChildren(
       parts.verdictCard(state),
       headCard(state, opts),
       treeSection(state),
-      indicatorsSection(state),
+      window.loupeReportIndicators.section(state, parts),
     );
     container.addEventListener("click", (event) => {
       const button = event.target.closest?.("button.path[data-path]");
@@ -314,20 +273,8 @@ window.loupeReport = ((parts) => {
     return state;
   }
 
-  // Each indicator's verdict inline, from `[{type, value, verdict, detail?}]`.
-  function showVerdicts(container, verdicts) {
-    const byKey = new Map(verdicts.map((v) => [`${v.type}\n${v.value}`, v]));
-    for (const row of container.querySelectorAll("tr[data-type][data-value]")) {
-      const v = byKey.get(`${row.dataset.type}\n${row.dataset.value}`);
-      if (!v) continue;
-      row
-        .querySelector(".indicator-verdict")
-        .replaceChildren(
-          parts.level(v.verdict, v.verdict),
-          v.detail ? el("span", { class: "muted small" }, ` ${v.detail}`) : null,
-        );
-    }
-  }
+  // Each indicator's verdict inline (rows not drawn yet take theirs when drawn).
+  const showVerdicts = (state, verdicts) => window.loupeReportIndicators.showVerdicts(state, parts, verdicts);
 
   return { render, showVerdicts, reveal };
 })(window.loupeReport);
