@@ -360,7 +360,97 @@ export const intelSettings = {
     "https://openphish.com/feed.txt",
     "OpenPhish's community feed (one URL a line).",
   ),
+  // Files analyses kept by intel (docs/api.md, "Files analyses").
+  filesUrl: {
+    env: "FILES_URL",
+    defaultValue: "http://127.0.0.1:8000",
+    describe:
+      "The files service: `./loupe analyze` sends files to it, and so does intel's POST /api/analyses/ (none: analyses are off).",
+    documentedDefault: "http://127.0.0.1:<FILES_PORT>",
+    parse: filesUrl,
+  } as Setting<string | null>,
+  analysisMaxBytes: integer(
+    "INTEL_ANALYSIS_MAX_BYTES",
+    100_000_000,
+    "Largest file POST /api/analyses/ accepts; larger: 413 file_too_large.",
+    { min: 1 },
+  ),
+  analysisMaxFieldBytes: integer(
+    "INTEL_ANALYSIS_MAX_FIELD_BYTES",
+    1_048_576,
+    "Largest text field of POST /api/analyses/ (YARA rules, password); larger: 413 field_too_large.",
+    { min: 1024 },
+  ),
+  analysisCacheSeconds: integer(
+    "INTEL_ANALYSIS_CACHE_SECONDS",
+    86_400,
+    "An upload of a file analysed within this many seconds, with the same rules and password presence, is answered from storage with its age (0 = always analysed).",
+    { min: 0 },
+  ),
+  analysisConcurrency: integer(
+    "INTEL_ANALYSIS_CONCURRENCY",
+    2,
+    "Files one intel API process sends to the files service at once; others wait their turn (pending).",
+    { min: 1, max: 64 },
+  ),
+  analysisTimeoutMs: integer(
+    "INTEL_ANALYSIS_TIMEOUT_MS",
+    900_000,
+    "Time allowed for the files service's answer on one file; past it the analysis fails (timeout).",
+    { min: 1000 },
+  ),
+  analysisProbeTimeoutMs: integer(
+    "INTEL_ANALYSIS_PROBE_TIMEOUT_MS",
+    5000,
+    "Time allowed for the files service's health check made before an upload is accepted; past it: 503 files_service_unavailable.",
+    { min: 100, max: 600_000 },
+  ),
+  analysisResultMaxBytes: integer(
+    "INTEL_ANALYSIS_RESULT_MAX_BYTES",
+    64 * 1024 * 1024,
+    "Largest answer of the files service kept for one analysis; larger: the analysis fails (result_too_large).",
+    { min: 1024 },
+  ),
+  analysisKeepFiles: flag(
+    "INTEL_ANALYSIS_KEEP_FILES",
+    false,
+    "Keep each analysed file under DATA_DIR/analyses (off: a file is deleted once analysed).",
+  ),
+  analysisKeepMaxBytes: integer(
+    "INTEL_ANALYSIS_KEEP_MAX_BYTES",
+    20_000_000,
+    "With INTEL_ANALYSIS_KEEP_FILES: a larger file is not kept.",
+    { min: 0 },
+  ),
+  analysisKeepDays: integer(
+    "INTEL_ANALYSIS_KEEP_DAYS",
+    30,
+    "With INTEL_ANALYSIS_KEEP_FILES: kept files older than this are deleted (the analysis stays).",
+    { min: 1 },
+  ),
+  analysisDefaultTlp: marking(
+    "INTEL_ANALYSIS_DEFAULT_TLP",
+    "RED",
+    "TLP of an uploaded file that names none: a victim's file is private until the analyst lowers it.",
+  ),
+  analysisDefaultPap: marking(
+    "INTEL_ANALYSIS_DEFAULT_PAP",
+    "RED",
+    "PAP of an uploaded file that names none.",
+  ),
+  analysisEnrichMax: integer(
+    "INTEL_ANALYSIS_ENRICH_MAX",
+    100,
+    "Indicators of one analysis asked of intel by POST /api/analyses/<id>/enrich/ (the first in the tree's order); the rest are counted as left out.",
+    { min: 1, max: 10_000 },
+  ),
 };
+
+/** FILES_URL as intel reads it: an http(s) URL, or `none` (analyses are off). */
+function filesUrl(raw: string): string | null {
+  if (raw.trim().toLowerCase() === "none") return null;
+  return httpUrl("FILES_URL", "", "").parse(raw);
+}
 
 export type IntelConfig = ReturnType<typeof readIntelConfig>;
 

@@ -10,9 +10,11 @@ import { type App, createHttpServer, limitPerMinute } from "../common/http.ts";
 import type { Logger } from "../common/logger.ts";
 import { VERSION } from "../common/version.ts";
 import { adminDeps, loadSession, registerAdmin } from "./admin/index.ts";
+import { registerAnalyses } from "./api/analyses.ts";
 import { tokenAuth } from "./api/auth.ts";
 import { INTEL_CONTRACT } from "./api/contract.ts";
 import { registerApi } from "./api/routes.ts";
+import { createAnalyses } from "./services/analyses.ts";
 import type { IntelServices } from "./services/index.ts";
 import { isDatabaseUnavailable } from "./store/db.ts";
 
@@ -63,6 +65,9 @@ export async function buildIntelServer(opts: {
     },
   });
   await registerAdmin(app, admin);
+  // Files analyses run in the API process that received the file (services/analysis-runner.ts).
+  const analyses = createAnalyses(services, opts.common.dataDir, opts.logger);
+  app.addHook("onClose", () => analyses.close());
   await app.register(async (api) => {
     api.addHook("onRequest", auth);
     const perKey = services.config.keyRateLimitPerMinute;
@@ -74,6 +79,13 @@ export async function buildIntelServer(opts: {
       connectors: services.connectors,
       config: services.config,
       renderer: services.renderer,
+    });
+    await registerAnalyses(api as unknown as App, {
+      analyses,
+      limits: {
+        maxFileBytes: services.config.analysisMaxBytes,
+        maxFieldBytes: services.config.analysisMaxFieldBytes,
+      },
     });
   });
   countReadCache(app, services.reads);

@@ -22,6 +22,9 @@ export const AUDIT_ACTIONS = [
   "credentials.remove",
   "credentials.test",
   "marking.set",
+  "analysis.upload",
+  "analysis.enrich",
+  "analysis.share",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

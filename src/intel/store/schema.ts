@@ -3,6 +3,7 @@
  * flags are 0/1 integers, attribute maps are JSON text — so one set of queries serves both.
  */
 import type { Generated } from "kysely";
+import type { AnalysesTable, AnalysisIndicatorsTable, AnalysisNodesTable } from "./analysis-schema.ts";
 import type { FeedCopiesTable, FeedEntriesTable } from "./feed-schema.ts";
 
 export interface SuperTypesTable {
@@ -304,4 +305,7 @@ export interface Database {
   threat_names: ThreatNamesTable;
   feed_copies: FeedCopiesTable;
   feed_entries: FeedEntriesTable;
+  analyses: AnalysesTable;
+  analysis_nodes: AnalysisNodesTable;
+  analysis_indicators: AnalysisIndicatorsTable;
 }

@@ -1,0 +1,324 @@
+/**
+ * Files analyses kept by intel, for every door: an upload becomes an analysis (pending → done or
+ * failed) sent to the files service in the background, or is answered from storage when the same
+ * file was analysed with the same rules within INTEL_ANALYSIS_CACHE_SECONDS. The rules live here:
+ * who sees an analysis (its owner, an administrator, everyone once shared), the cache key, the
+ * default marking (RED/RED: a victim's file is private), what is kept of the file.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { HttpError, notFound } from "../../common/errors.ts";
+import type { Logger } from "../../common/logger.ts";
+import { treeIndex, verdictLevel } from "../domain/analysis-result.ts";
+import type { Marking } from "../domain/markings.ts";
+import {
+  type AnalysisRow,
+  failAnalysis,
+  findCached,
+  finishAnalysis,
+  getAnalysis,
+  insertAnalysis,
+  listAnalyses,
+  nodesOf,
+  setShared,
+} from "../store/analyses.ts";
+import type { AnalysesTable } from "../store/analysis-schema.ts";
+import { enrichAnalysis, enrichmentOf, type IndicatorVerdict } from "./analysis-enrich.ts";
+import { analyseWithFiles, FilesCallError, probeFiles } from "./analysis-files.ts";
+import { type AnalysisRunner, createAnalysisRunner, leaseFromNow } from "./analysis-runner.ts";
+import { type AnalysisView, analysisJson, analysisView } from "./analysis-views.ts";
+import { recordAudit } from "./audit.ts";
+import type { IntelServices } from "./index.ts";
+import { checkedMarking } from "./requests.ts";
+
+export type { AnalysisView, IndicatorVerdict };
+
+/** Who asks: the API key's user. */
+export interface Viewer {
+  id: number;
+  username: string;
+  is_admin: number;
+}
+
+/** What the door received: the file (already at `path`) and the form's text fields. */
+export interface Upload {
+  id: string;
+  path: string;
+  name: string;
+  size: number;
+  sha256: string;
+  sha1: string;
+  md5: string;
+  fields: { password?: string; rules?: string; tlp?: string; pap?: string };
+}
+
+export type Services = Pick<IntelServices, "store" | "config" | "connectors" | "requests">;
+
+export interface Analyses {
+  /** Where the door writes an upload's bytes, and the id its analysis will have. */
+  newUpload(): Promise<{ id: string; path: string }>;
+  /** Throws 503 (with how to set FILES_URL) when no files service answers. */
+  checkFilesService(): Promise<void>;
+  /** 202 and the pending analysis, or 200 and the whole analysis (JSON text) answered from the cache. */
+  create(
+    viewer: Viewer,
+    upload: Upload,
+  ): Promise<{ status: 202; analysis: AnalysisView } | { status: 200; json: string }>;
+  /** The whole analysis as JSON text: its facts, its enriched indicators and the files service's answer. */
+  get(viewer: Viewer, id: string): Promise<string>;
+  enrich(viewer: Viewer, id: string): Promise<{ indicators: IndicatorVerdict[]; left_out: number }>;
+  list(viewer: Viewer, query: ListQuery): Promise<{ count: number; page: number; results: AnalysisView[] }>;
+  share(viewer: Viewer, id: string, shared: boolean): Promise<AnalysisView>;
+  /** Resolves when no analysis is queued or running in this process. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ListQuery {
+  q?: string;
+  verdict?: string;
+  user?: string;
+  from?: string;
+  to?: string;
+  page: number;
+  pageSize: number;
+}
+
+/** A file's name as stored: its last path part, without control characters, at most 255 characters. */
+export function cleanName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? "";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
+  return base.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 255);
+}
+
+/** The cache key beside sha256: the rules' text and whether a password was given change the answer. */
+export function rulesKey(fields: Upload["fields"]): string {
+  return createHash("sha256")
+    .update(`${fields.password ? "password" : "no password"}\n${fields.rules ?? ""}`)
+    .digest("hex");
+}
+
+const canSeeAll = (v: Viewer) => v.is_admin === 1;
+
+export function createAnalyses(services: Services, dataDir: string, log?: Logger): Analyses {
+  const { db } = services.store;
+  const { config } = services;
+  const dir = path.join(dataDir, "analyses");
+  const runner: AnalysisRunner = createAnalysisRunner({
+    db,
+    concurrency: config.analysisConcurrency,
+    keepDays: config.analysisKeepFiles ? config.analysisKeepDays : null,
+    run: (row) => runAnalysis(services, row),
+    log,
+  });
+
+  const visibleRow = async (viewer: Viewer, id: string) => {
+    const row = await getAnalysis(db, id);
+    // Someone else's analysis answers as if it did not exist: its id tells nothing.
+    if (!row || !(canSeeAll(viewer) || row.user_id === viewer.id || row.shared === 1))
+      throw notFound("No analysis with this id.");
+    return row;
+  };
+
+  return {
+    newUpload: async () => {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const id = randomUUID();
+      return { id, path: path.join(dir, id) };
+    },
+    checkFilesService: () => probeFiles(config.filesUrl, config.analysisProbeTimeoutMs),
+    create: async (viewer, upload) => {
+      try {
+        return await createAnalysis(services, runner, viewer, upload);
+      } catch (err) {
+        // Refused (a bad marking) or not recorded: the bytes go at once.
+        if (!(await getAnalysis(db, upload.id))) await removeUpload(upload.path);
+        throw err;
+      }
+    },
+    get: async (viewer, id) => {
+      const row = await visibleRow(viewer, id);
+      return analysisJson(row, { indicators: await enrichmentOf(services, id) });
+    },
+    enrich: async (viewer, id) => enrichAnalysis(services, viewer.username, await visibleRow(viewer, id)),
+    list: (viewer, query) => listVisible(services, viewer, query),
+    share: async (viewer, id, shared) => {
+      if (!canSeeAll(viewer))
+        throw new HttpError(403, "admin_only", "Only an administrator may share an analysis.");
+      const row = await visibleRow(viewer, id);
+      await setShared(db, id, shared);
+      await recordAudit(
+        db,
+        viewer.username,
+        "analysis.share",
+        id,
+        `${shared ? "shared" : "unshared"} ${row.name}`,
+      );
+      return analysisView({ ...row, shared: shared ? 1 : 0 });
+    },
+    idle: () => runner.idle(),
+    close: () => runner.close(),
+  };
+}
+
+function markingOf(kind: "tlp" | "pap", raw: string | undefined, fallback: Marking): Marking {
+  return checkedMarking(kind, raw === "" ? undefined : raw) ?? fallback;
+}
+
+async function createAnalysis(
+  services: Services,
+  runner: AnalysisRunner,
+  viewer: Viewer,
+  upload: Upload,
+): Promise<{ status: 202; analysis: AnalysisView } | { status: 200; json: string }> {
+  const { db } = services.store;
+  const { config } = services;
+  const tlp = markingOf("tlp", upload.fields.tlp, config.analysisDefaultTlp);
+  const pap = markingOf("pap", upload.fields.pap, config.analysisDefaultPap);
+  const key = rulesKey(upload.fields);
+  const row: AnalysesTable = {
+    id: upload.id,
+    user_id: viewer.id,
+    name: cleanName(upload.name),
+    sha256: upload.sha256,
+    sha1: upload.sha1,
+    md5: upload.md5,
+    size: upload.size,
+    rules_key: key,
+    status: "pending",
+    error: null,
+    tlp,
+    pap,
+    verdict: null,
+    result: null,
+    cached_from: null,
+    shared: 0,
+    created_at: new Date().toISOString(),
+    finished_at: null,
+    lease_until: leaseFromNow(),
+    file_path: upload.path,
+  };
+  const detail = `${row.name} (${row.sha256}, TLP:${tlp}, PAP:${pap})`;
+  const cached = await cachedAnswer(services, upload, key);
+  if (cached) {
+    await rm(upload.path, { force: true });
+    const done = { ...copyOf(cached.source), file_path: null, lease_until: null };
+    await insertAnalysis(db, done, cached.nodes);
+    await recordAudit(db, viewer.username, "analysis.upload", row.id, `${detail}, from the cache`);
+    return { status: 200, json: analysisJson({ ...done, username: viewer.username }, { indicators: [] }) };
+  }
+  await saveSecrets(upload.path, upload.fields);
+  await insertAnalysis(db, row);
+  await recordAudit(db, viewer.username, "analysis.upload", row.id, detail);
+  runner.enqueue(row.id);
+  return { status: 202, analysis: analysisView({ ...row, username: viewer.username }) };
+
+  /** The cache row: this upload's own facts with the earlier analysis' answer. */
+  function copyOf(source: AnalysesTable) {
+    return {
+      ...row,
+      status: "done",
+      verdict: source.verdict,
+      result: source.result,
+      cached_from: source.id,
+      finished_at: source.finished_at,
+    };
+  }
+}
+
+/** The earlier analysis of this file with these rules, within the cache's time, and its node index. */
+async function cachedAnswer(services: Services, upload: Upload, key: string) {
+  const seconds = services.config.analysisCacheSeconds;
+  if (seconds === 0) return undefined;
+  const since = new Date(Date.now() - seconds * 1000).toISOString();
+  const source = await findCached(services.store.db, { sha256: upload.sha256, rulesKey: key }, since);
+  if (!source) return undefined;
+  return { source, nodes: await nodesOf(services.store.db, source.id) };
+}
+
+async function listVisible(services: Services, viewer: Viewer, query: ListQuery) {
+  const filter = {
+    q: query.q,
+    verdict: query.verdict,
+    username: query.user,
+    from: query.from && `${query.from}T00:00:00.000Z`,
+    // `to` is a day, included: up to the next day's start.
+    to: query.to && new Date(Date.parse(`${query.to}T00:00:00.000Z`) + 86_400_000).toISOString(),
+    ...(canSeeAll(viewer) ? {} : { visibleTo: viewer.id }),
+  };
+  const { rows, total } = await listAnalyses(services.store.db, filter, {
+    limit: query.pageSize,
+    offset: (query.page - 1) * query.pageSize,
+  });
+  return {
+    count: total,
+    page: query.page,
+    results: rows.map(analysisView),
+  };
+}
+
+/** Sends one pending analysis to the files service and records its answer or why it failed. */
+async function runAnalysis(services: Services, row: AnalysisRow): Promise<void> {
+  const { db } = services.store;
+  const { config } = services;
+  const file = row.file_path;
+  if (!file || config.filesUrl === null) {
+    const detail = file ? "No files service is configured (FILES_URL=none)." : "The file is gone.";
+    await failAnalysis(db, row.id, JSON.stringify({ code: "not_analysed", detail }));
+    if (file) await removeUpload(file);
+    return;
+  }
+  const fields: Record<string, string> = {};
+  const secrets = await readSecrets(file);
+  if (secrets.password) fields.passwords = secrets.password;
+  if (secrets.rules) fields.rules = secrets.rules;
+  try {
+    const text = await analyseWithFiles({
+      url: config.filesUrl,
+      filePath: file,
+      name: row.name,
+      fields,
+      timeoutMs: config.analysisTimeoutMs,
+      maxBytes: config.analysisResultMaxBytes,
+    });
+    const answer = JSON.parse(text) as unknown;
+    const keep = config.analysisKeepFiles && row.size <= config.analysisKeepMaxBytes;
+    const nodes = treeIndex(answer, row);
+    await finishAnalysis(db, row.id, {
+      result: text,
+      verdict: verdictLevel(answer),
+      nodes,
+      filePath: keep ? file : null,
+    });
+    await rm(secretsPath(file), { force: true });
+    if (!keep) await rm(file, { force: true });
+  } catch (err) {
+    const code = err instanceof FilesCallError ? err.code : "bad_answer";
+    const detail = err instanceof FilesCallError ? err.message : `the files service's answer is not JSON`;
+    await failAnalysis(db, row.id, JSON.stringify({ code, detail }));
+    await removeUpload(file);
+  }
+}
+
+/** The password and rules wait beside the file while it is pending (never in the database). */
+export const secretsPath = (file: string) => `${file}.fields.json`;
+
+async function readSecrets(file: string): Promise<{ password?: string; rules?: string }> {
+  try {
+    return JSON.parse(await readFile(secretsPath(file), "utf8")) as { password?: string; rules?: string };
+  } catch {
+    return {};
+  }
+}
+
+async function saveSecrets(file: string, fields: Upload["fields"]): Promise<void> {
+  const kept = { password: fields.password || undefined, rules: fields.rules || undefined };
+  await writeFile(`${secretsPath(file)}.tmp`, JSON.stringify(kept), { mode: 0o600 });
+  await rename(`${secretsPath(file)}.tmp`, secretsPath(file));
+}
+
+async function removeUpload(file: string): Promise<void> {
+  await rm(file, { force: true });
+  await rm(secretsPath(file), { force: true });
+}

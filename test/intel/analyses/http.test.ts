@@ -1,0 +1,238 @@
+/**
+ * Files analyses end to end, on SQLite and PostgreSQL: a real files process (with a real clamd)
+ * behind a real intel server, fake vendors on loopback in their real formats. An upload goes
+ * pending → done with the files service's verdict; EICAR in an encrypted zip opened with the
+ * upload's password is malicious at its path; the history finds it by a child's sha256; the same
+ * file again is answered from storage with its age; another user's key sees nothing; a RED file's
+ * indicators reach the user's own MISP and never the public vendor, and the graph links the file
+ * to them; hostile names are data; a file past the limit is 413.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
+import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
+import { type DbKind, postgresSkipReason } from "../../helpers/intel-server.ts";
+import { type Json, json } from "../../helpers/json.ts";
+import { type MarkingVendors, startMarkingVendors } from "../../helpers/marking-vendors.ts";
+import { type RealProcess, startFilesProcess } from "../../helpers/real-process.ts";
+import { skipUnlessCommands } from "../../helpers/requires.ts";
+import { encryptedZip } from "../../helpers/sevenzip.ts";
+
+const sha256 = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
+const SIGNATURE = "Loupe.Test.EICAR.UNOFFICIAL";
+const PASSWORD = "not-in-any-list-7781";
+
+/** `fields` and one file as a multipart body. */
+function form(bytes: Buffer | string, name: string, fields: Record<string, string> = {}): FormData {
+  const body = new FormData();
+  for (const [k, v] of Object.entries(fields)) body.append(k, v);
+  body.append("file", new Blob([typeof bytes === "string" ? bytes : new Uint8Array(bytes)]), name);
+  return body;
+}
+
+const pgSkip = await postgresSkipReason();
+let clamd: Awaited<ReturnType<typeof startTestClamd>> | undefined;
+let files: RealProcess | undefined;
+
+describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zip") }, () => {
+  before(async () => {
+    clamd = await startTestClamd();
+    const socket = "socket" in clamd.address ? clamd.address.socket : "";
+    files = await startFilesProcess({ CLAMD_SOCKET: socket, SCAN_TIMEOUT_MS: "30000" });
+  });
+  after(async () => {
+    await files?.close();
+    await clamd?.stop();
+  });
+
+  for (const kind of ["sqlite", "postgres"] as DbKind[]) {
+    describe(`on ${kind}`, { skip: kind === "postgres" ? pgSkip : false }, () => {
+      let stack: MarkingVendors;
+      let dataDir: string;
+      let otherKey: string;
+      const key = () => stack.server.key;
+      const call = (pathname: string, init: RequestInit = {}, as = key()) =>
+        fetch(stack.server.url + pathname, {
+          ...init,
+          headers: { authorization: `Token ${as}`, ...(init.headers as Record<string, string>) },
+        });
+      const upload = (bytes: Buffer | string, name: string, fields: Record<string, string> = {}) =>
+        call("/api/analyses/", { method: "POST", body: form(bytes, name, fields) });
+      const finished = async (id: string): Promise<Json> => {
+        const deadline = Date.now() + 120_000;
+        for (;;) {
+          const body = await json(await call(`/api/analyses/${id}/`));
+          if (body.status !== "pending" || Date.now() > deadline) return body;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      const analyse = async (bytes: Buffer | string, name: string, fields: Record<string, string> = {}) => {
+        const res = await upload(bytes, name, fields);
+        const body = await json(res);
+        assert.equal(res.status, 202, JSON.stringify(body));
+        assert.equal(body.status, "pending");
+        assert.equal(res.headers.get("location"), `/api/analyses/${body.id}/`);
+        return finished(body.id);
+      };
+
+      before(async () => {
+        dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-"));
+        stack = await startMarkingVendors(kind, {
+          env: { FILES_URL: files?.url ?? "", DATA_DIR: dataDir, INTEL_ANALYSIS_MAX_BYTES: "200000" },
+        });
+        const { db } = stack.server.services.store;
+        const other = await createUser(db, `other${kind}`, "other-password", false);
+        otherKey = (await createToken(db, other.id)).key;
+      });
+      after(async () => {
+        await stack?.close();
+        await rm(dataDir, { recursive: true, force: true });
+      });
+
+      it("analyses a file: pending, then done with the verdict and the tree, marked RED/RED by default", async () => {
+        const text = `Minutes ${kind}: nothing to report.\n`;
+        const done = await analyse(text, "minutes.txt");
+        assert.equal(done.status, "done", JSON.stringify(done.error));
+        assert.equal(done.verdict, "clean");
+        assert.deepEqual(
+          [done.tlp, done.pap, done.name, done.sha256],
+          ["RED", "RED", "minutes.txt", sha256(text)],
+        );
+        assert.equal(done.result.verdict.level, "clean");
+        assert.deepEqual(done.indicators, []);
+        assert.equal(done.file_kept, false);
+        assert.deepEqual(await readdir(path.join(dataDir, "analyses")), [], "the file is not kept");
+      });
+
+      it("finds EICAR in a zip opened with the upload's password, at its path; the history finds it by the child's hash", async () => {
+        const zip = await encryptedZip(
+          { "eicar.com": EICAR, "readme.txt": "hello" },
+          { password: PASSWORD, method: "zipcrypto" },
+        );
+        const name = `invoice-${kind}.zip`;
+        const done = await analyse(zip, name, { password: PASSWORD, tlp: "amber" });
+        assert.equal(done.verdict, "malicious", JSON.stringify(done.result?.verdict));
+        assert.equal(done.tlp, "AMBER");
+        assert.deepEqual(done.result.verdict.reasons[0], {
+          path: `${name} › eicar.com`,
+          processor: "antivirus",
+          detail: SIGNATURE,
+        });
+        const found = await json(await call(`/api/analyses/?q=${sha256(EICAR).toUpperCase()}`));
+        assert.ok(
+          found.results.some((r: Json) => r.id === done.id),
+          JSON.stringify(found),
+        );
+        assert.ok(
+          found.results.every((r: Json) => r.result === undefined),
+          "a list carries no trees",
+        );
+        const byName = await json(await call("/api/analyses/?q=EICAR.CO&verdict=malicious"));
+        assert.ok(byName.results.some((r: Json) => r.id === done.id));
+        const clean = await json(await call(`/api/analyses/?q=${sha256(EICAR)}&verdict=clean`));
+        assert.equal(clean.count, 0);
+        const noPassword = await analyse(zip, name);
+        assert.equal(noPassword.cached_from, null, "another cache key without the password");
+        assert.notEqual(noPassword.verdict, "clean", "an archive nobody could open is never clean");
+      });
+
+      it("answers the same file with the same rules from storage, with its age, without the files service", async () => {
+        const text = `cache me ${kind}`;
+        const first = await analyse(text, "a.txt");
+        const res = await upload(text, "b.txt");
+        const again = await json(res);
+        assert.equal(res.status, 200, JSON.stringify(again));
+        assert.deepEqual([again.status, again.cached_from, again.name], ["done", first.id, "b.txt"]);
+        assert.notEqual(again.id, first.id);
+        assert.ok(Number.isInteger(again.age_seconds) && again.age_seconds >= 0);
+        assert.deepEqual(again.result, first.result);
+        const withRules = await upload(text, "c.txt", { rules: "rule r { condition: true }" });
+        assert.equal(withRules.status, 202, "other rules: analysed again");
+        const ruled = await finished((await json(withRules)).id);
+        assert.equal(ruled.result.processors.rulematch.analysis.matches[0].rule, "r");
+      });
+
+      it("shows another user's key nothing of an analysis until an administrator shares it", async () => {
+        const done = await analyse(`private ${kind}`, "private.txt");
+        const res = await call(`/api/analyses/${done.id}/`, {}, otherKey);
+        assert.deepEqual([res.status, (await json(res)).code], [404, "not_found"]);
+        const list = await json(await call("/api/analyses/", {}, otherKey));
+        assert.ok(!list.results.some((r: Json) => r.id === done.id));
+        const refused = await call(`/api/analyses/${done.id}/share/`, { method: "POST" }, otherKey);
+        assert.equal(refused.status, 404, "not even told it exists");
+        const shared = await call(`/api/analyses/${done.id}/share/`, { method: "POST" });
+        assert.equal(shared.status, 200, JSON.stringify(await json(shared.clone())));
+        assert.equal((await json(await call(`/api/analyses/${done.id}/`, {}, otherKey))).shared, true);
+        const own = await call(`/api/analyses/${done.id}/share/`, { method: "POST" }, otherKey);
+        assert.deepEqual([own.status, (await json(own)).code], [403, "admin_only"]);
+      });
+
+      it("enriches a RED file's indicators through the user's own MISP only, and links the file to them in the graph", async () => {
+        const domain = `bad-analysis-${kind}.com`;
+        const text = `Wire the money, details at https://${domain}/pay now.\n`;
+        const done = await analyse(text, "note.txt");
+        const vtBefore = stack.vt.calls.length;
+        const res = await call(`/api/analyses/${done.id}/enrich/`, { method: "POST" });
+        const enriched = await json(res);
+        assert.equal(res.status, 200, JSON.stringify(enriched));
+        const asked = enriched.indicators.find((i: Json) => i.type === "DOMAIN" && i.value === domain);
+        assert.ok(asked?.request_id, JSON.stringify(enriched));
+        assert.deepEqual(asked.paths, ["note.txt"]);
+        let indicator: Json;
+        for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+          const body = await json(await call(`/api/analyses/${done.id}/`));
+          indicator = body.indicators.find((i: Json) => i.value === domain);
+          if (indicator.verdict !== "pending") break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(indicator.verdict, "not_found", JSON.stringify(indicator));
+        assert.equal(indicator.sources.misp, "not_found");
+        assert.equal(indicator.sources.virustotal, "skipped");
+        assert.ok(
+          stack.misp.calls.some((c) => c.body.includes(domain)),
+          "the own MISP was asked",
+        );
+        assert.equal(stack.vt.calls.length, vtBefore, `the public vendor heard nothing: ${stack.vt.calls}`);
+        // An investigation of the domain (unmarked: the stored RED sticks) shows the file it was in.
+        const ask = await call("/api/request/", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ super_type: "OBSERVABLE", type: "DOMAIN", value: domain }),
+        });
+        const doc = await json(ask);
+        assert.equal(ask.status, 200, JSON.stringify(doc));
+        const sample = doc.entities.find((e: Json) => e.name === done.sha256);
+        assert.equal(sample?.type?.short_name, "SAMPLE", JSON.stringify(doc.entities));
+        assert.equal(sample.attributes.file_name, "note.txt");
+        assert.equal(stack.vt.calls.length, vtBefore, "still nothing after the unmarked ask");
+      });
+
+      it("keeps a hostile name as data, refuses a file past the limit with 413, and says when no files service answers", async () => {
+        const hostile = `<img src=x onerror=alert(1)>"'.txt`;
+        const done = await analyse("x", hostile);
+        assert.equal(done.name, hostile);
+        const big = await upload(Buffer.alloc(200_001), "big.bin");
+        assert.deepEqual([big.status, (await json(big)).code], [413, "file_too_large"]);
+        const notMultipart = await call("/api/analyses/", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
+        assert.deepEqual([notMultipart.status, (await json(notMultipart)).code], [400, "not_multipart"]);
+        const unknown = await upload("x", "x.txt", { colour: "red" });
+        assert.deepEqual([unknown.status, (await json(unknown)).code], [400, "unknown_field"]);
+        const badTlp = await upload("x", "x.txt", { tlp: "PURPLE" });
+        assert.deepEqual([badTlp.status, (await json(badTlp)).code], [400, "invalid_tlp"]);
+        assert.deepEqual(
+          (await readdir(path.join(dataDir, "analyses"))).filter((f) => !f.endsWith(".fields.json")),
+          [],
+          "refused uploads leave no file",
+        );
+      });
+    });
+  }
+});
