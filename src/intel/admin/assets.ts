@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { sendBytes } from "../../common/gzip.ts";
 
-interface Asset {
+export interface Asset {
   type: string;
   body: Buffer;
 }
@@ -33,6 +33,14 @@ const SOURCES: Record<string, { url: URL | string; type: string }> = {
     url: new URL("./static/graph-groups.js", import.meta.url),
     type: "text/javascript; charset=utf-8",
   },
+  ...Object.fromEntries(
+    ["report-model.js", "report-executable.js", "report-indicators.js", "report.js", "report-page.js"].map(
+      (name) => [
+        name,
+        { url: new URL(`./static/${name}`, import.meta.url), type: "text/javascript; charset=utf-8" },
+      ],
+    ),
+  ),
   "favicon.svg": { url: new URL("./static/favicon.svg", import.meta.url), type: "image/svg+xml" },
   "mermaid.min.js": {
     url: import.meta.resolve("mermaid/dist/mermaid.min.js"),
@@ -42,7 +50,8 @@ const SOURCES: Record<string, { url: URL | string; type: string }> = {
 
 const cache = new Map<string, Asset>();
 
-function load(name: string): Asset | undefined {
+/** A static file's bytes and content type, or undefined for a name the panel does not serve. */
+export function loadAsset(name: string): Asset | undefined {
   const source = SOURCES[name];
   if (!source) return undefined;
   let asset = cache.get(name);
@@ -55,7 +64,7 @@ function load(name: string): Asset | undefined {
 }
 
 export function serveAsset(req: FastifyRequest<{ Params: { name: string } }>, reply: FastifyReply) {
-  const asset = load(req.params.name);
+  const asset = loadAsset(req.params.name);
   if (!asset) return reply.code(404).send({ detail: `No asset ${req.params.name}.`, code: "not_found" });
   return sendBytes(req, reply.type(asset.type).header("cache-control", "private, max-age=300"), asset.body);
 }
