@@ -209,6 +209,12 @@ export const filesSettings = {
       documentedDefault: "number of CPU cores",
     },
   ),
+  extractClientShare: integer(
+    "EXTRACT_CLIENT_SHARE",
+    50,
+    "Share of the extraction processes one client (remote address) may hold at once, in percent (at least one extraction each).",
+    { min: 1, max: 100 },
+  ),
   extractTimeoutMs: integer("EXTRACT_TIMEOUT_MS", 120_000, "Time limit of one extraction, in ms.", {
     min: 1,
   }),

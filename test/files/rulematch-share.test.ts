@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ClientShare } from "../../src/files/processors/rulematch/share.ts";
+import { ClientShare } from "../../src/files/sandbox/share.ts";
 
 const live = () => new AbortController().signal;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,9 +1,11 @@
 /**
  * Render processes (domain/render-pool.ts) on a real SQLite file: they render the same bytes as
  * rendering here, serve more tasks than processes in order, answer null for a subject with nothing
- * stored, and refuse work once closed.
+ * stored, and refuse work once closed. A process killed mid-task is replaced and the task answered
+ * by the fresh one; killed twice, the task fails with the reason and the pool goes on.
  */
 import assert from "node:assert/strict";
+import { readdir, readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import { createRenderPool, type RenderPool } from "../../src/intel/domain/render-pool.ts";
 import { renderResult } from "../../src/intel/domain/render-task.ts";
@@ -74,6 +76,47 @@ describe("render processes", () => {
     assert.equal(none, null);
   });
 
+  it("replaces a process killed mid-task and answers the task from the fresh one", async () => {
+    const killing = createRenderPool(url, 1, 60_000);
+    try {
+      const task = { subject, depth: 1, maxEntities: 100 };
+      const here = await renderResult(store.db, task);
+      // The process starts for this task (the pool had none): killed before it can answer.
+      const others = await renderChildren(); // the shared pool's, still idle
+      const answer = killing.run(task);
+      const killed = await killNextProcess(others);
+      const there = await answer;
+      assert.ok(here && there);
+      const entities = (bytes: Uint8Array) => JSON.parse(Buffer.from(bytes).toString()).entities;
+      assert.deepEqual(entities(there.bytes), entities(here.bytes));
+      const alive = (await renderChildren()).filter((pid) => !others.includes(pid));
+      assert.equal(alive.length, 1, "one fresh process answered");
+      assert.ok(!alive.includes(killed));
+      assert.ok(await killing.run(task));
+    } finally {
+      await killing.close();
+    }
+  });
+
+  it("fails a task whose process is killed twice, with the reason, and serves the next", async () => {
+    const killing = createRenderPool(url, 1, 200);
+    try {
+      const task = { subject, depth: 1, maxEntities: 100 };
+      const others = await renderChildren();
+      const answer = killing.run(task);
+      answer.catch(() => {});
+      const first = await killNextProcess(others);
+      await killNextProcess([...others, first]);
+      await assert.rejects(answer, /render process ended \(SIGKILL\), twice for this task/);
+      // Past the pool's idle time the dead processes are not disconnected again (an unheard error
+      // event that ended the whole service).
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(await killing.run(task), "the pool goes on with a fresh process");
+    } finally {
+      await killing.close();
+    }
+  });
+
   it("refuses work once closed", async () => {
     const closing = createRenderPool(url, 1, 1000);
     assert.ok(await closing.run({ subject, depth: 1, maxEntities: 5 }));
@@ -81,6 +124,35 @@ describe("render processes", () => {
     await assert.rejects(closing.run({ subject, depth: 1, maxEntities: 5 }), /closed/);
   });
 });
+
+/** The render processes this test process started (children running render-process.ts). */
+async function renderChildren(): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = await readFile(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8");
+      if (ppid === process.pid && cmdline.includes("render-process.ts")) found.push(Number(name));
+    } catch {
+      // it ended while we looked
+    }
+  }
+  return found;
+}
+
+/** Kills the first render process not in `spared` as soon as it exists; its pid. */
+async function killNextProcess(spared: number[]): Promise<number> {
+  for (;;) {
+    const fresh = (await renderChildren()).find((pid) => !spared.includes(pid));
+    if (fresh !== undefined) {
+      process.kill(fresh, "SIGKILL");
+      return fresh;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 /** A value with every ISO timestamp string replaced, so two renders a moment apart compare equal. */
 function stripTimes(value: unknown): unknown {

@@ -29,7 +29,7 @@ import {
   type StreamingRun,
 } from "./processor.ts";
 import { antivirusAnalysis } from "./schemas.ts";
-import type { Walker } from "./tree/walk.ts";
+import type { WalkContext, Walker } from "./tree/walk.ts";
 import type { Finding } from "./verdict.ts";
 
 const PING_TIMEOUT_MS = 1500;
@@ -119,10 +119,10 @@ export function createAntivirusProcessor(
     address: ClamdAddress,
     file: UploadedFile,
     fields: Record<string, string>,
-    signal: AbortSignal,
+    ctx: WalkContext,
   ): Promise<TreeScan> => {
     try {
-      return await walker.withNodes(file, fields, signal, (nodes) => scanTree(address, nodes, treeOptions));
+      return await walker.withNodes(file, fields, ctx, (nodes) => scanTree(address, nodes, treeOptions));
     } catch (err) {
       if (!(err instanceof ProcessorFailure)) throw err;
       const reason = `its children could not be taken out: ${err.message}`;
@@ -140,7 +140,7 @@ export function createAntivirusProcessor(
         answer(
           address,
           session.verdict,
-          children(address, file, fields, ctx.signal),
+          children(address, file, fields, ctx),
           file,
           config.antivirusAlertUnscanned,
         ),
@@ -166,7 +166,7 @@ export function createAntivirusProcessor(
       }
       const scan = scanFile(clamd, file.path, config.scanTimeoutMs);
       scan.catch(() => {});
-      const tree = children(clamd, file, fields, ctx.signal);
+      const tree = children(clamd, file, fields, ctx);
       return answer(clamd, scan, tree, file, config.antivirusAlertUnscanned);
     },
     findings: antivirusFindings,

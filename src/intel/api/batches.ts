@@ -5,8 +5,9 @@
 import { Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { HttpError, notFound } from "../../common/errors.ts";
+import { sendBytes } from "../../common/gzip.ts";
 import type { App } from "../../common/http.ts";
-import { type BulkEntry, batchProgress, submitBatch } from "../services/batches.ts";
+import { type BulkEntry, batchProgress, progressBytes, submitBatch } from "../services/batches.ts";
 import type { IntelServices } from "../services/index.ts";
 import { checkedMarking } from "../services/requests.ts";
 import { ErrorBody } from "./schemas.ts";
@@ -181,7 +182,7 @@ function registerBatchProgress(app: App, deps: Deps): void {
         response: { 200: BatchProgress, 401: ErrorBody, 404: ErrorBody },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const results = req.query.results === 1;
       const asked = req.query.limit ?? 100;
       const limit = results ? Math.min(asked, deps.config.batchResultsPageMax) : asked;
@@ -191,7 +192,8 @@ function registerBatchProgress(app: App, deps: Deps): void {
         results,
       });
       if (!progress) throw notFound(`No batch ${req.params.id}.`);
-      return progress;
+      // Bytes, not an object: the result documents arrive rendered and are not serialised again.
+      return sendBytes(req, reply.type("application/json; charset=utf-8"), progressBytes(progress));
     },
   );
 }

@@ -1,7 +1,9 @@
 /**
  * Up to `size` render processes (render-process.ts), started when work comes and ended after
  * `idleMs` without any, so what a large render took is given back to the system. One task per
- * process at a time; the others wait in order. A process that dies fails only its own task.
+ * process at a time; the others wait in order. A process that dies mid-task (killed, out of
+ * memory) is replaced and its task runs once more on a fresh one; a second death fails that task
+ * only, with the reason.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { RenderMessage } from "./render-process.ts";
@@ -17,6 +19,8 @@ interface Worker {
 
 interface Waiting {
   task: RenderTask;
+  /** Processes that died running it. */
+  deaths: number;
   resolve(result: RenderedResult | null): void;
   reject(err: Error): void;
 }
@@ -63,7 +67,8 @@ export function createRenderPool(databaseUrl: string, size: number, idleMs: numb
       worker.child.off("message", onMessage);
       worker.child.off("exit", onExit);
       worker.busy = false;
-      worker.idleTimer = setTimeout(() => worker.child.disconnect(), idleMs);
+      // A dead process is not disconnected again (that emits an error nobody listens to).
+      worker.idleTimer = setTimeout(() => worker.child.connected && worker.child.disconnect(), idleMs);
       worker.idleTimer.unref();
       settle();
       dispatch();
@@ -77,7 +82,14 @@ export function createRenderPool(databaseUrl: string, size: number, idleMs: numb
       );
     };
     const onExit = (code: number | null, signal: string | null) =>
-      done(() => waiting.reject(new Error(`the render process ended (${signal ?? `code ${code}`})`)));
+      done(() => {
+        const why = signal ?? `code ${code}`;
+        waiting.deaths++;
+        if (closed) waiting.reject(new Error(`the render pool closed (its process ended: ${why})`));
+        else if (waiting.deaths > 1)
+          waiting.reject(new Error(`the render process ended (${why}), twice for this task`));
+        else queue.unshift(waiting); // first in line for the fresh process `done` dispatches to
+      });
     worker.child.on("message", onMessage);
     worker.child.on("exit", onExit);
     worker.child.send({ id, databaseUrl, task: waiting.task } satisfies RenderMessage);
@@ -87,7 +99,7 @@ export function createRenderPool(databaseUrl: string, size: number, idleMs: numb
     run: (task) =>
       new Promise((resolve, reject) => {
         if (closed) return reject(new Error("the render pool is closed"));
-        queue.push({ task, resolve, reject });
+        queue.push({ task, deaths: 0, resolve, reject });
         dispatch();
       }),
     async close() {

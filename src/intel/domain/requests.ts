@@ -29,14 +29,14 @@ import { askRecorder } from "../store/retention.ts";
 import type { LookupsTable, RequestsTable } from "../store/schema.ts";
 import { canonicalThreat } from "../store/threat-names.ts";
 import { type AnswerReads, answerReads } from "./answer-reads.ts";
-import { buildDocument } from "./document.ts";
+import type { buildDocument } from "./document.ts";
 import { askVendors, candidates, type VendorAnswer } from "./fanout.ts";
 import { feedReader } from "./feeds.ts";
 import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
 import { gate, type Marks } from "./markings.ts";
 import { nobodyAsked, type Reach, reachOf } from "./nobody-asked.ts";
 import { takeSlot } from "./quota.ts";
-import { type DocumentRenderer, neighbourhood, subjectKey } from "./result-reads.ts";
+import { type DocumentRenderer, subjectKey } from "./result-reads.ts";
 import { type SourceOutcome, sourceViews, withSources } from "./sources.ts";
 import { unifyThreatNames } from "./threat-names.ts";
 
@@ -74,12 +74,8 @@ export interface Requests {
   submit(subject: Subject, ask: Ask): Promise<SubmitOutcome>;
   getRequest(id: string): Promise<RequestsTable | undefined>;
   processRequest(id: string): Promise<void>;
-  /** `exactMarkings`: entities carry their exact TLP 2.0 levels (exports) instead of Threatr's four words. */
-  document(
-    subject: Subject,
-    depth: number,
-    opts?: { exactMarkings?: boolean },
-  ): Promise<ResultDocument | undefined>;
+  /** The subject's stored result document as JSON bytes, rendered off the event loop (undefined: nothing stored). */
+  document(subject: Subject, depth: number): Promise<Buffer | undefined>;
 }
 
 export interface RequestDeps {
@@ -133,7 +129,7 @@ export function createRequests(deps: RequestDeps): Requests {
   return {
     submit,
     processRequest,
-    document: (subject, depth, opts) => documentWithReasons(ctx, subject, depth, opts),
+    document: (subject, depth) => documentWithReasons(ctx, subject, depth),
     getRequest: (id) => getRequest(db, id),
   };
 }
@@ -317,27 +313,27 @@ function asksOnly(r: RequestsTable, allowed: Connector[]): boolean {
 }
 
 /**
- * The result document of a subject looked up before (or known as an entity), or undefined, with
- * why nobody was asked when no vendor spoke (at most INTEL_RESULT_MAX_ENTITIES entities).
+ * The result document of a subject looked up before (or known as an entity) as JSON bytes, or
+ * undefined, with why nobody was asked when no vendor spoke (at most INTEL_RESULT_MAX_ENTITIES
+ * entities). The graph is read and rendered in a render process, kept per graph version like a
+ * cached answer's: a 30,000-entity document never holds the event loop (the panel's raw view,
+ * a batch's results).
  */
 async function documentWithReasons(
   ctx: Context,
   subject: Subject,
   depth: number,
-  opts: { exactMarkings?: boolean } = {},
-): Promise<ResultDocument | undefined> {
+): Promise<Buffer | undefined> {
   const { db } = ctx.store;
-  const hood = await neighbourhood(db, subject, depth, ctx.config.resultMaxEntities);
-  if (!hood) return undefined;
+  const reads = answerReads(db, DIRECT_READS);
+  const body = await ctx.renderer.document(subject, depth, await reads.graphVersion());
+  if (!body) return undefined;
   const sources = JSON.parse(await lookupSources(db, subjectKey(subject))) as Record<string, SourceOutcome>;
-  const views = sourceViews(sources, Date.now());
   // Why nobody was asked is read only when no vendor spoke (the plan costs two reads).
   const spoke = Object.values(sources).some((o) => o.status !== "skipped");
   const asked = { tlp: ctx.config.defaultTlp, pap: ctx.config.defaultPap };
-  const nobody = spoke
-    ? null
-    : nobodyAsked(sources, await plan(ctx, answerReads(db, DIRECT_READS), subject, asked));
-  return buildDocument(hood, views, { ...opts, nobodyAsked: nobody });
+  const nobody = spoke ? null : nobodyAsked(sources, await plan(ctx, reads, subject, asked));
+  return withSources(body, sourceViews(sources, Date.now()), nobody);
 }
 
 /**

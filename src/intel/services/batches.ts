@@ -163,6 +163,28 @@ export async function batchProgress(services: Services, id: string, page: BatchP
   };
 }
 
+export type BatchProgress = NonNullable<Awaited<ReturnType<typeof batchProgress>>>;
+
+const utf8 = (text: string) => Buffer.from(text, "utf8");
+
+/**
+ * The progress as JSON bytes, each item's result document (rendered JSON bytes, up to
+ * INTEL_RESULT_MAX_ENTITIES entities each) copied in as it is: never parsed nor serialised here,
+ * so a page of large results costs the event loop copies only.
+ */
+export function progressBytes(progress: BatchProgress): Buffer {
+  const { items, next_offset, ...head } = progress;
+  const parts: Buffer[] = [utf8(`${JSON.stringify(head).slice(0, -1)},"items":[`)];
+  items.forEach((item, i) => {
+    const { result, ...base } = item as typeof item & { result?: Buffer };
+    if (i > 0) parts.push(utf8(","));
+    if (result === undefined) parts.push(utf8(JSON.stringify(base)));
+    else parts.push(utf8(`${JSON.stringify(base).slice(0, -1)},"result":`), result, utf8("}"));
+  });
+  parts.push(utf8(`],"next_offset":${JSON.stringify(next_offset)}}`));
+  return Buffer.concat(parts);
+}
+
 /** One item; with `depth` > 0 a finished one carries its result document (SUCCEEDED) or its errors (FAILED). */
 async function itemJson(services: Services, row: BatchItemRow, depth: number) {
   const base = {

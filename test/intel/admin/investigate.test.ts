@@ -114,6 +114,15 @@ describe("Investigate in Chromium", { skip: skipUnlessCommands("chromium") }, ()
     assert.equal(await page.textContent("#verdict-assessment"), "clean");
     assert.equal(await page.textContent("#verdict-detections"), "VirusTotal 0/93");
     assert.equal(await page.textContent("#verdict-threats"), "none named");
+    // The raw view: the stored document as JSON bytes, its sources filled in.
+    const href = (await page.getAttribute("#raw-link", "href")) ?? "";
+    const raw = await page.request.get(new URL(href, page.url()).toString());
+    assert.equal(raw.status(), 200);
+    assert.match(raw.headers()["content-type"] ?? "", /^application\/json/);
+    const doc = await raw.json();
+    assert.equal(doc.root_entity.name, "example.org");
+    assert.equal(doc.sources.virustotal.status, "ok");
+    assert.ok(Array.isArray(doc.entities) && typeof doc.graph === "string");
   });
 
   it("graph: a click on a node opens its entity; it zooms, pans and fits", async () => {

@@ -41,7 +41,7 @@ export function createExtractorProcessor(
       fuzzyHashes.catch(() => {}); // awaited below; ignored when the extraction fails first
       const executable = executableOf(file, ctx.signal);
       executable.catch(() => {});
-      const result = await walker.walk(file, passwords, ctx.signal);
+      const result = await walker.walk(file, passwords, ctx);
       if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
       const [fuzzy, found, facts, tree] = await Promise.all([
         fuzzyHashes,

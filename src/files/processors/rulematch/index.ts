@@ -13,6 +13,7 @@ import { Type } from "typebox";
 import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
 import type { PoolHealth } from "../../sandbox/pool.ts";
+import { ClientShare } from "../../sandbox/share.ts";
 import type { InMemoryFile, UploadedFile } from "../../upload.ts";
 import { passwordsFieldSchema } from "../extractor/passwords-field.ts";
 import {
@@ -30,7 +31,6 @@ import type { ScanInput } from "./input.ts";
 import type { RuleLimits } from "./limits.ts";
 import { NativeEngine, nativeVersion } from "./native/engine.ts";
 import { YaraPool } from "./pool.ts";
-import { ClientShare } from "./share.ts";
 
 const MB = 1024 * 1024;
 
@@ -217,7 +217,7 @@ async function childrenOf(
 ): Promise<NodeScanResult> {
   const options = { concurrency: config.yaraWorkers, timeoutMs: config.scanTimeoutMs };
   try {
-    return await w.withNodes(file, fields, ctx.signal, (nodes) => scanChildren(nodes, scan, options));
+    return await w.withNodes(file, fields, ctx, (nodes) => scanChildren(nodes, scan, options));
   } catch (err) {
     if (!(err instanceof ProcessorFailure)) throw err;
     const reason = `its children could not be taken out: ${err.message}`;

@@ -9,18 +9,24 @@ import path from "node:path";
 import type { FilesConfig } from "../../config.ts";
 import { findPrlimit } from "../../sandbox/memory.ts";
 import { SandboxFailure, SandboxPool } from "../../sandbox/pool.ts";
+import { ClientShare } from "../../sandbox/share.ts";
 import type { InMemoryFile, UploadedFile } from "../../upload.ts";
 import { passwordsField } from "../extractor/passwords-field.ts";
 import type { TreeNode } from "../extractor/tree.ts";
 import type { ExtractResult, ExtractTask } from "../extractor/worker.ts";
-import type { EngineStatus } from "../processor.ts";
+import type { EngineStatus, ProcessorContext } from "../processor.ts";
 import { ProcessorFailure } from "../processor.ts";
 import { mayHoldChildren } from "./containers.ts";
 
 export type Walk = ExtractResult;
 
+/** Who walks: the request's abort, and its client (remote address) for the fair share of processes. */
+export type WalkContext = Pick<ProcessorContext, "signal" | "client">;
+
 export class Walker {
   readonly #pool: SandboxPool<ExtractTask, ExtractResult>;
+  /** One client's costly work (password runs) holds at most its share of the processes. */
+  readonly #share: ClientShare;
   readonly #config: FilesConfig;
   readonly #limits: ExtractTask["limits"];
   readonly #walks = new WeakMap<UploadedFile, Map<string, Promise<Walk>>>();
@@ -38,6 +44,11 @@ export class Walker {
       minIdle: config.extractMinProcesses,
       idleMs: config.extractIdleMs,
     });
+    this.#share = new ClientShare(
+      Math.max(1, Math.floor((config.extractWorkers * config.extractClientShare) / 100)),
+      config.extractWorkers,
+      config.extractTimeoutMs * HEAVY_SHARE,
+    );
   }
 
   /** The request's passwords (the `passwords` field; 400 when too many), then the defaults. */
@@ -52,13 +63,13 @@ export class Walker {
    * The upload's walk: started by the first processor that asks, shared by the others. A walk
    * that cannot finish (time, memory, a crash) rejects with a ProcessorFailure.
    */
-  walk(file: UploadedFile, passwords: string[], signal: AbortSignal): Promise<Walk> {
+  walk(file: UploadedFile, passwords: string[], ctx: WalkContext): Promise<Walk> {
     const key = passwords.join("\n");
     const byKey = this.#walks.get(file) ?? new Map<string, Promise<Walk>>();
     this.#walks.set(file, byKey);
     let walk = byKey.get(key);
     if (!walk) {
-      walk = this.#run(file, passwords, signal);
+      walk = this.#run(file, passwords, ctx);
       walk.catch(() => {}); // each caller awaits it
       byKey.set(key, walk);
     }
@@ -73,28 +84,31 @@ export class Walker {
   async withNodes<T>(
     file: UploadedFile | InMemoryFile,
     fields: Record<string, string>,
-    signal: AbortSignal,
+    ctx: WalkContext,
     work: (nodes: TreeNode[]) => Promise<T>,
   ): Promise<T> {
     const passwords = this.passwords(fields);
     const head = file.bytes ? file.bytes.subarray(0, HEAD_BYTES) : await readHead(file.path);
     if (!mayHoldChildren(head)) return work(rootOnly(file));
-    if (!file.bytes) return work((await this.walk(file, passwords, signal)).nodes);
+    if (!file.bytes) return work((await this.walk(file, passwords, ctx)).nodes);
     const dir = await mkdtemp(path.join(this.#config.tmpDir, `${process.pid}-memory-`));
     try {
       const onDisk: UploadedFile = { ...file, bytes: undefined, path: path.join(dir, "upload") };
       await writeFile(onDisk.path, file.bytes, { mode: 0o600 });
-      return await work((await this.walk(onDisk, passwords, signal)).nodes);
+      return await work((await this.walk(onDisk, passwords, ctx)).nodes);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
 
-  async #run(file: UploadedFile, passwords: string[], signal: AbortSignal): Promise<Walk> {
+  async #run(file: UploadedFile, passwords: string[], ctx: WalkContext): Promise<Walk> {
     const timeoutMs = this.#config.extractTimeoutMs;
-    // Waiting for a free process counts against the same time limit as the work.
+    // Waiting for a turn and a free process counts against the same time limit as the work.
     const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([deadline, ctx.signal]);
+    let leave: (() => void) | undefined;
     try {
+      if (ctx.client !== undefined) leave = await this.#share.enter(ctx.client, signal);
       return await this.#pool.run(
         {
           path: file.path,
@@ -103,17 +117,19 @@ export class Walker {
           deadline: Date.now() + timeoutMs,
           childrenDir: file.scratchDir ?? `${file.path}.children`,
         },
-        AbortSignal.any([deadline, signal]),
+        signal,
       );
     } catch (err) {
       throw asFailure(err, deadline, timeoutMs);
+    } finally {
+      leave?.();
     }
   }
 
   engine(): EngineStatus {
     return {
       ready: this.#pool.startFailure === null,
-      detail: poolDetail(this.#pool, this.#config.extractWorkers),
+      detail: `${poolDetail(this.#pool, this.#config.extractWorkers)}; ${shareDetail(this.#share)}`,
     };
   }
 
@@ -121,6 +137,12 @@ export class Walker {
     return this.#pool.close();
   }
 }
+
+/**
+ * A client that used this share of EXTRACT_TIMEOUT_MS of process time lately (halving every
+ * minute) is heavy: heavy clients together leave one process to the others.
+ */
+const HEAVY_SHARE = 0.25;
 
 /** Enough of a file to know whether it can hold children (an e-mail's header block included). */
 const HEAD_BYTES = 256 * 1024;
@@ -193,4 +215,12 @@ function poolDetail(pool: SandboxPool<ExtractTask, ExtractResult>, size: number)
   const started = `${pool.started} of ${size} extraction processes started`;
   const last = pool.lastFailure;
   return last ? `${started}; last stopped at ${last.at} (${last.kind})` : started;
+}
+
+/** The turns: how many extractions run per client, how many run now, how many waited for theirs. */
+function shareDetail(share: ClientShare): string {
+  return (
+    `${share.perClient} per client (remote address, EXTRACT_CLIENT_SHARE), the least busy client first; ` +
+    `${share.running} running, ${share.held} extractions waited for their turn`
+  );
 }

@@ -6,6 +6,7 @@
  */
 import { Type } from "typebox";
 import { notFound } from "../../../common/errors.ts";
+import { sendBytes } from "../../../common/gzip.ts";
 import type { App } from "../../../common/http.ts";
 import { parseSubject } from "../../api/subject.ts";
 import { supports } from "../../connectors/registry.ts";
@@ -151,7 +152,8 @@ function registerInvestigateCalls(admin: App, deps: AdminDeps): void {
     async (req, reply) => {
       const doc = await requests.document(parseSubject(req.query), 1);
       if (!doc) throw notFound("Nothing stored for this subject yet: investigate it first.");
-      return reply.header("cache-control", "no-store").send(doc);
+      const json = reply.header("cache-control", "no-store").type("application/json; charset=utf-8");
+      return sendBytes(req, json, doc);
     },
   );
 }

@@ -1,10 +1,10 @@
 /**
- * Fair turns at the rule scan workers. At most `total` scans run at once and one client (the
- * request's remote address, ctx.client) at most `perClient` of them; when a place frees, it goes
- * to the waiting client that used the least worker time lately (a decaying sum), and a client's
- * own scans keep their order. Heavy clients (half a scan budget of worker time lately) hold at
- * most `total - 1` places together: one stays for the others, so runaway loops from several
- * addresses cannot take every worker.
+ * Fair turns at a set of workers (the rule scan workers, the extraction processes). At most
+ * `total` jobs run at once and one client (the request's remote address, ctx.client) at most
+ * `perClient` of them; when a place frees, it goes to the waiting client that used the least
+ * worker time lately (a decaying sum), and a client's own jobs keep their order. Heavy clients
+ * (`heavyMs` of worker time lately) hold at most `total - 1` places together: one stays for the
+ * others, so costly work from several addresses cannot take every worker.
  */
 
 interface Line {
@@ -28,13 +28,18 @@ export class ClientShare {
   readonly heavyMs: number;
   readonly #lines = new Map<string, Line>();
   #running = 0;
-  /** Scans that had to wait for their turn since the start (health shows it). */
+  /** Jobs that had to wait for their turn since the start (health shows it). */
   held = 0;
 
   constructor(perClient: number, total: number, heavyMs: number) {
     this.perClient = perClient;
     this.total = total;
     this.heavyMs = heavyMs;
+  }
+
+  /** Jobs running now, every client together. */
+  get running(): number {
+    return this.#running;
   }
 
   /** Waits for a turn for `client`; the returned function ends it (call it once). */
