@@ -173,6 +173,11 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.notEqual(again.id, first.id);
         assert.ok(Number.isInteger(again.age_seconds) && again.age_seconds >= 0);
         assert.deepEqual(again.result, first.result);
+        const byName = await json(await call("/api/analyses/?q=b.txt"));
+        assert.ok(
+          byName.results.some((r: Json) => r.id === again.id),
+          "found under its own name",
+        );
         const withRules = await upload(text, "c.txt", { rules: "rule r { condition: true }" });
         assert.equal(withRules.status, 202, "other rules: analysed again");
         const ruled = await finished((await json(withRules)).id);
