@@ -26,7 +26,7 @@ import {
 import type { AnalysesTable } from "../store/analysis-schema.ts";
 import { enrichAnalysis, enrichmentOf, type IndicatorVerdict } from "./analysis-enrich.ts";
 import { analyseWithFiles, FilesCallError, probeFiles } from "./analysis-files.ts";
-import { type AnalysisRunner, createAnalysisRunner, leaseFromNow } from "./analysis-runner.ts";
+import { type AnalysisRunner, createAnalysisRunner } from "./analysis-runner.ts";
 import { type AnalysisView, analysisJson, analysisView } from "./analysis-views.ts";
 import { recordAudit } from "./audit.ts";
 import type { IntelServices } from "./index.ts";
@@ -108,6 +108,7 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
   const runner: AnalysisRunner = createAnalysisRunner({
     db,
     concurrency: config.analysisConcurrency,
+    leaseMs: config.analysisLeaseSeconds * 1000,
     keepDays: config.analysisKeepFiles ? config.analysisKeepDays : null,
     run: (row) => runAnalysis(services, row),
     log,
@@ -168,7 +169,7 @@ function markingOf(kind: "tlp" | "pap", raw: string | undefined, fallback: Marki
 }
 
 /** A new upload's row, pending, held by this process's runner. */
-function pendingRow(services: Services, viewer: Viewer, upload: Upload): AnalysesTable {
+function pendingRow(services: Services, viewer: Viewer, upload: Upload, leaseUntil: string): AnalysesTable {
   const { config } = services;
   return {
     id: upload.id,
@@ -189,7 +190,7 @@ function pendingRow(services: Services, viewer: Viewer, upload: Upload): Analyse
     shared: 0,
     created_at: new Date().toISOString(),
     finished_at: null,
-    lease_until: leaseFromNow(),
+    lease_until: leaseUntil,
     file_path: upload.path,
   };
 }
@@ -201,7 +202,7 @@ async function createAnalysis(
   upload: Upload,
 ): Promise<{ status: 202; analysis: AnalysisView } | { status: 200; json: string }> {
   const { db } = services.store;
-  const row = pendingRow(services, viewer, upload);
+  const row = pendingRow(services, viewer, upload, runner.leaseUntil());
   const detail = `${row.name} (${row.sha256}, TLP:${row.tlp}, PAP:${row.pap})`;
   const done = await fromCache(services, row);
   if (done) {
