@@ -29,6 +29,9 @@ export async function buildIntelServer(opts: {
   const { services } = opts;
   const auth = tokenAuth(services);
   const admin = adminDeps(services);
+  // Files analyses run in the API process that received the file (services/analysis-runner.ts);
+  // the API's routes and (through this one instance) the panel's pages are their doors.
+  const analyses = createAnalyses(services, opts.common.dataDir, opts.logger);
   // A person signed in to the admin panel may browse the API docs without pasting a key.
   const docsAuth = async (req: FastifyRequest, reply: FastifyReply) => {
     await loadSession(req, admin);
@@ -65,8 +68,6 @@ export async function buildIntelServer(opts: {
     },
   });
   await registerAdmin(app, admin);
-  // Files analyses run in the API process that received the file (services/analysis-runner.ts).
-  const analyses = createAnalyses(services, opts.common.dataDir, opts.logger);
   app.addHook("onClose", () => analyses.close());
   await app.register(async (api) => {
     api.addHook("onRequest", auth);

@@ -1,11 +1,12 @@
 /**
  * Files analyses end to end, on SQLite and PostgreSQL: a real files process (with a real clamd)
- * behind a real intel server, fake vendors on loopback in their real formats. An upload goes
- * pending → done with the files service's verdict; EICAR in an encrypted zip opened with the
- * upload's password is malicious at its path; the history finds it by a child's sha256; the same
- * file again is answered from storage with its age; another user's key sees nothing; a RED file's
- * indicators reach the user's own MISP and never the public vendor, and the graph links the file
- * to them; hostile names are data; a file past the limit is 413.
+ * behind a real intel server, fake vendors on loopback in their real formats and the offline IP
+ * database. An upload goes pending → done with the files service's verdict; EICAR in an encrypted
+ * zip opened with the upload's password is malicious at its path; the history finds it by a
+ * child's sha256; the same file again is answered from storage with its age; another user's key
+ * sees nothing; a RED file's indicators reach the offline IP database and the user's own MISP,
+ * never the public vendor, and the graph links the file to them; hostile names are data; a file
+ * past the limit is 413.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -84,7 +85,13 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
       before(async () => {
         dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-"));
         stack = await startMarkingVendors(kind, {
-          env: { FILES_URL: files?.url ?? "", DATA_DIR: dataDir, INTEL_ANALYSIS_MAX_BYTES: "200000" },
+          env: {
+            FILES_URL: files?.url ?? "",
+            DATA_DIR: dataDir,
+            INTEL_ANALYSIS_MAX_BYTES: "200000",
+            // A local source (the offline IP database) beside the own MISP and the public vendor.
+            INTEL_CONNECTORS: "virustotal,misp,iplocation",
+          },
         });
         const { db } = stack.server.services.store;
         const other = await createUser(db, `other${kind}`, "other-password", false);
@@ -173,6 +180,11 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.notEqual(again.id, first.id);
         assert.ok(Number.isInteger(again.age_seconds) && again.age_seconds >= 0);
         assert.deepEqual(again.result, first.result);
+        const byName = await json(await call("/api/analyses/?q=b.txt"));
+        assert.ok(
+          byName.results.some((r: Json) => r.id === again.id),
+          "found under its own name",
+        );
         const withRules = await upload(text, "c.txt", { rules: "rule r { condition: true }" });
         assert.equal(withRules.status, 202, "other rules: analysed again");
         const ruled = await finished((await json(withRules)).id);
@@ -202,7 +214,7 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
 
       it("enriches a RED file's indicators through the user's own MISP only, and links the file to them in the graph", async () => {
         const domain = `bad-analysis-${kind}.com`;
-        const text = `Wire the money, details at https://${domain}/pay now.\n`;
+        const text = `Wire the money, details at https://${domain}/pay now (from 185.165.171.105).\n`;
         const done = await analyse(text, "note.txt");
         const vtBefore = stack.vt.calls.length;
         const res = await call(`/api/analyses/${done.id}/enrich/`, { method: "POST" });
@@ -211,16 +223,20 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         const asked = enriched.indicators.find((i: Json) => i.type === "DOMAIN" && i.value === domain);
         assert.ok(asked?.request_id, JSON.stringify(enriched));
         assert.deepEqual(asked.paths, ["note.txt"], JSON.stringify(done.result.processors.iocs));
-        let indicator: Json;
-        for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
-          const body = await json(await call(`/api/analyses/${done.id}/`));
-          indicator = body.indicators.find((i: Json) => i.value === domain);
-          if (indicator.verdict !== "pending") break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        const known = async (value: string): Promise<Json> => {
+          for (const deadline = Date.now() + 60_000; ; ) {
+            const body = await json(await call(`/api/analyses/${done.id}/`));
+            const found = body.indicators.find((i: Json) => i.value === value);
+            if (found.verdict !== "pending" || Date.now() > deadline) return found;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        };
+        const indicator = await known(domain);
         assert.equal(indicator.verdict, "not_found", JSON.stringify(indicator));
         assert.equal(indicator.sources.misp, "not_found");
         assert.equal(indicator.sources.virustotal, "skipped");
+        const ip = await known("185.165.171.105");
+        assert.deepEqual([ip.verdict, ip.sources.iplocation], ["found", "ok"], JSON.stringify(ip));
         assert.ok(
           stack.misp.calls.some((c) => c.body.includes(domain)),
           "the own MISP was asked",
