@@ -64,10 +64,11 @@ export async function buildIntelServer(opts: {
       },
     },
   });
-  await registerAdmin(app, admin);
   // Files analyses run in the API process that received the file (services/analysis-runner.ts).
   const analyses = createAnalyses(services, opts.common.dataDir, opts.logger);
   app.addHook("onClose", () => analyses.close());
+  // The panel's Analyse, report and History pages are a door to the same analyses.
+  await registerAdmin(app, { ...admin, analyses });
   await app.register(async (api) => {
     api.addHook("onRequest", auth);
     const perKey = services.config.keyRateLimitPerMinute;
