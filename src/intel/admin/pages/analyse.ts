@@ -36,13 +36,16 @@ function markingSelect(name: "tlp" | "pap", current: string): Html {
   return html`<select name="${name}">${MARKINGS.map((m) => html`<option ${m === current ? html`selected` : ""}>${m}</option>`)}</select>`;
 }
 
+const megabytes = (bytes: number) =>
+  bytes >= 1_000_000 ? `${Math.floor(bytes / 1_000_000)} MB` : `${bytes.toLocaleString("en")} bytes`;
+
 function analyseForm(deps: AdminDeps): Html {
   const { config } = deps.services;
   const off = config.filesUrl === null;
   return html`<form id="analyse" class="card analyse" data-prefix="${deps.prefix}" data-max-bytes="${config.analysisMaxBytes}">
   <div id="drop" class="drop">
-    <p><strong>Drop files here</strong> or <label class="choose">choose files <input type="file" name="file" multiple ${off ? html`disabled` : ""}></label></p>
-    <p class="muted small">Up to ${(config.analysisMaxBytes / 1_000_000).toLocaleString("en")} MB each (INTEL_ANALYSIS_MAX_BYTES). Each file is analysed with everything inside it.</p>
+    <p><strong>Drop files here</strong>, or <label class="choose">choose them: <input type="file" name="file" multiple ${off ? html`disabled` : ""}></label></p>
+    <p class="muted small">Up to ${megabytes(config.analysisMaxBytes)} each (INTEL_ANALYSIS_MAX_BYTES). Each file is analysed with everything inside it.</p>
     <ul id="chosen" class="findings"></ul>
   </div>
   <div class="row">

@@ -7,8 +7,7 @@
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import type { AnalysisView, IndicatorVerdict } from "../../services/analyses.ts";
-import { sampleRef } from "../../services/analysis-graph.ts";
-import { findEntity } from "../../store/graph.ts";
+import { sampleEntityId } from "../../services/analysis-entity.ts";
 import { type AdminDeps, redirectWithFlash, sendPage } from "../context.ts";
 import { type Html, html } from "../html.ts";
 import { ago, when } from "../layout.ts";
@@ -67,9 +66,9 @@ export function registerAnalysis(admin: App, deps: AdminDeps): void {
       if (json === undefined)
         return redirectWithFlash(reply, deps, "/analyses", { kind: "error", text: "No such analysis." });
       const a = JSON.parse(json) as Analysis;
-      const entity = await findEntity(deps.services.store.db, sampleRef(a));
+      const entity = await sampleEntityId(deps.services, a);
       const body = html`${facts(a)}
-${actions(deps, a, entity ? `${deps.prefix}/entities/${entity.id}` : undefined)}
+${actions(deps, a, entity ? `${deps.prefix}/entities/${entity}` : undefined)}
 <div id="analysis-page" data-json="${deps.prefix}/analyses/${encodeURIComponent(a.id)}/json" data-status="${a.status}"></div>
 ${reportSection(json, { prefix: deps.prefix })}`;
       return sendPage(req, reply, deps, {
@@ -116,13 +115,13 @@ function registerAnalysisCalls(admin: App, deps: AdminDeps): void {
     { schema: { params: Params } },
     async (req, reply) => {
       const a = JSON.parse(await analysesOf(deps).get(panelViewer(req), req.params.id)) as Analysis;
-      const entity = await findEntity(deps.services.store.db, sampleRef(a));
+      const entity = await sampleEntityId(deps.services, a);
       if (!entity)
         return redirectWithFlash(reply, deps, `/analyses/${encodeURIComponent(a.id)}`, {
           kind: "error",
           text: "This file is not in the graph yet: enrich its indicators first.",
         });
-      return reply.redirect(`${deps.prefix}/entities/${entity.id}`, 303);
+      return reply.redirect(`${deps.prefix}/entities/${entity}`, 303);
     },
   );
 }
