@@ -260,7 +260,8 @@ describe("hostile uploads through the panel", {
   it("shows names with markup and bidi controls as text", async () => {
     const zip = storedZip({ [MARKUP_NAME]: "markup in a name", [BIDI_NAME]: "bidi in a name" });
     // No slash: the server keeps a name's last path part only.
-    const name = '<img src=x onerror="document.title=1"><b>bold.zip';
+    // No double quote either: Chromium sends it as %22 in a multipart file name.
+    const name = "<img src=x onerror=alert(1)><b>bold.zip";
     await page.goto(`${panel}/analyse`);
     await page.setInputFiles('input[type="file"]', { name, mimeType: "application/zip", buffer: zip });
     await page.click('#analyse button[type="submit"]');

@@ -32,7 +32,8 @@
 
   const pendingCount = (indicators) => indicators.filter((i) => i.verdict === "pending").length;
 
-  async function followVerdicts(indicators) {
+  async function followVerdicts(indicators, leftOut) {
+    const left = leftOut ? ` ${leftOut} more left out (INTEL_ANALYSIS_ENRICH_MAX).` : "";
     for (let i = 0; i < POLLS && pendingCount(indicators) > 0; i++) {
       say(`${indicators.length} indicators asked; ${pendingCount(indicators)} waiting for the vendors…`);
       await wait(POLL_MS);
@@ -41,7 +42,7 @@
     }
     const found = indicators.filter((i) => i.verdict === "found").length;
     say(
-      `${indicators.length} indicators asked: ${found} known to a source. Each verdict is shown in the Indicators tables below.`,
+      `${indicators.length} indicators asked: ${found} known to a source.${left} Each verdict is shown in the Indicators tables below.`,
     );
   }
 
@@ -56,8 +57,7 @@
       window.loupeReport.showVerdicts(window.loupeReportState, answer.indicators);
       const link = document.getElementById("graph-link");
       if (link) link.hidden = false;
-      if (answer.left_out) say(`${answer.left_out} indicators left out (INTEL_ANALYSIS_ENRICH_MAX).`);
-      await followVerdicts(answer.indicators);
+      await followVerdicts(answer.indicators, answer.left_out);
     } catch (err) {
       say(`Enrichment failed: ${err.message}`, true);
     } finally {
