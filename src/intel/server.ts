@@ -67,8 +67,9 @@ export async function buildIntelServer(opts: {
       },
     },
   });
-  await registerAdmin(app, admin);
   app.addHook("onClose", () => analyses.close());
+  // The panel's Analyse, report and History pages are a door to the same analyses.
+  await registerAdmin(app, { ...admin, analyses });
   await app.register(async (api) => {
     api.addHook("onRequest", auth);
     const perKey = services.config.keyRateLimitPerMinute;

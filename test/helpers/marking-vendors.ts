@@ -20,9 +20,14 @@ export interface MarkingVendors {
 
 export async function startMarkingVendors(
   kind: DbKind,
-  opts: { worker?: boolean; env?: Record<string, string> } = {},
+  opts: {
+    worker?: boolean;
+    env?: Record<string, string>;
+    /** What the fake VirusTotal knows (`domains/<name>` → its answer); read at each call. */
+    virustotal?: Record<string, unknown>;
+  } = {},
 ): Promise<MarkingVendors> {
-  const vt = await startFakeVirusTotal({});
+  const vt = await startFakeVirusTotal(opts.virustotal ?? {});
   const misp = await startFakeVendor({
     "/attributes/restSearch": () => ({ body: fixture("misp", "empty") }),
   });

@@ -34,12 +34,18 @@ const SOURCES: Record<string, { url: URL | string; type: string }> = {
     type: "text/javascript; charset=utf-8",
   },
   ...Object.fromEntries(
-    ["report-model.js", "report-executable.js", "report-indicators.js", "report.js", "report-page.js"].map(
-      (name) => [
-        name,
-        { url: new URL(`./static/${name}`, import.meta.url), type: "text/javascript; charset=utf-8" },
-      ],
-    ),
+    [
+      "report-model.js",
+      "report-executable.js",
+      "report-indicators.js",
+      "report.js",
+      "report-page.js",
+      "analysis.js",
+      "analyse.js",
+    ].map((name) => [
+      name,
+      { url: new URL(`./static/${name}`, import.meta.url), type: "text/javascript; charset=utf-8" },
+    ]),
   ),
   "favicon.svg": { url: new URL("./static/favicon.svg", import.meta.url), type: "image/svg+xml" },
   "mermaid.min.js": {

@@ -4,6 +4,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Analyses } from "../services/analyses.ts";
 import type { IntelServices } from "../services/index.ts";
 import type { Html } from "./html.ts";
 import { type Flash, type PageOptions, page } from "./layout.ts";
@@ -17,6 +18,8 @@ export interface AdminDeps {
   sessionTtlMs: number;
   /** Cookies get `Secure` when BASE_URL is https. */
   secureCookies: boolean;
+  /** Files analyses (the Analyse, report and History pages); absent, those pages say so. */
+  analyses?: Analyses;
 }
 
 export interface SignedIn {

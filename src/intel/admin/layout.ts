@@ -23,6 +23,8 @@ export interface PageOptions {
 /** Every page of the panel's navigation: its path and its name (docs/admin.md names each one). */
 export const NAV: ReadonlyArray<readonly [string, string]> = [
   ["investigate", "Investigate"],
+  ["analyse", "Analyse"],
+  ["analyses", "History"],
   ["requests", "Requests"],
   ["entities", "Entities"],
   ["users", "Users"],

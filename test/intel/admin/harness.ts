@@ -2,6 +2,7 @@
  * What the panel's Chromium suites share: a real intel server on a fresh SQLite database with an
  * admin account, an optional fake VirusTotal, Debian's Chromium, and logging in through the form.
  */
+import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { createUser } from "../../../src/intel/store/accounts.ts";
 import { launchChromium } from "../../helpers/browser.ts";
@@ -19,6 +20,13 @@ export interface AdminHarness {
   panel: string;
   vt?: FakeVendor;
   close(): Promise<void>;
+}
+
+/** The page does not scroll sideways at its viewport's width (what narrow.test.ts checks of every page). */
+export async function assertNoSidewaysScroll(page: Page, label: string): Promise<void> {
+  const width = page.viewportSize()?.width ?? 0;
+  const scroll = Number(await page.evaluate("document.documentElement.scrollWidth"));
+  assert.ok(scroll <= width, `${label} is ${scroll} px wide at ${width} px`);
 }
 
 export async function logIn(page: Page, panel: string, username: string, password: string): Promise<void> {

@@ -8,7 +8,8 @@ window.loupeReportIndicators = (() => {
   const key = (type, value) => `${type}\n${value}`;
 
   // The enrichment's word for an indicator, and how loud to show it (report.js's `level`).
-  const LOOK = { found: "suspicious", not_found: "clean", failed: "malicious" };
+  // "not found" is not "clean": nobody asked knows it, which says nothing of its harm.
+  const LOOK = { found: "suspicious", failed: "malicious" };
 
   function verdictCell(state, parts, item) {
     const v = state.verdicts.get(key(item.type, item.value));

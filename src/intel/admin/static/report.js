@@ -239,15 +239,14 @@ window.loupeReport = ((parts) => {
     );
   }
 
+  // The image's thumbnail, when the file is one (the facts are the tree root's).
   function headCard(state, opts) {
+    if (!opts.thumbnail) return null;
     const { root } = state.model;
     return el(
       "section",
       { class: "card report-head" },
-      opts.thumbnail
-        ? el("img", { class: "thumbnail", src: opts.thumbnail, alt: `Thumbnail of ${M.shown(root.name)}` })
-        : null,
-      parts.nodeFacts(root),
+      el("img", { class: "thumbnail", src: opts.thumbnail, alt: `Thumbnail of ${M.shown(root.name)}` }),
     );
   }
 
@@ -260,8 +259,7 @@ window.loupeReport = ((parts) => {
       prefix: opts.prefix ?? "",
     };
     container.replaceChildren(
-      parts.verdictCard(state),
-      headCard(state, opts),
+      ...[parts.verdictCard(state), headCard(state, opts)].filter(Boolean),
       treeSection(state),
       window.loupeReportIndicators.section(state, parts),
     );
