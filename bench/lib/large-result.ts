@@ -9,7 +9,8 @@ import type { Store } from "../../src/intel/store/db.ts";
 import { upsertEntity } from "../../src/intel/store/graph.ts";
 import { newId, nowIso } from "../../src/intel/store/time.ts";
 
-const ROOT = { superType: "OBSERVABLE", type: "SHA1", name: "ab".repeat(20) };
+/** The large result's subject (its root entity). */
+export const ROOT = { superType: "OBSERVABLE", type: "SHA1", name: "ab".repeat(20) };
 
 /** The root, `entities - 1` domains related to it, a SUCCEEDED request and its lookup; an API key. */
 export async function seedLargeResult(

@@ -78,6 +78,24 @@ export class SandboxPool<Task, Result> {
     return this.#all.size;
   }
 
+  /**
+   * Whether a job would start at once (an idle process is ready). When not, one process is started
+   * for the next job if none is starting and `size` allows: a caller with another way to do the
+   * job (the native YARA engine's WebAssembly build) uses it now instead of waiting for a boot.
+   */
+  readyNow(): boolean {
+    if (this.#idle.some((p) => p.alive)) return true;
+    const starting = [...this.#all].some((p) => !p.started);
+    if (!this.#closed && !starting && this.#all.size < this.options.size) {
+      const proc = this.#start();
+      proc.ready.then(
+        () => this.#release(proc),
+        () => undefined,
+      );
+    }
+    return false;
+  }
+
   /** Runs one job in a process, within `timeoutMs` once it started (the pool's limit when not given). */
   async run(task: Task, signal: AbortSignal, timeoutMs?: number): Promise<Result> {
     const proc = await this.#acquire(signal);

@@ -42,6 +42,12 @@ export class ClientShare {
     return this.#running;
   }
 
+  /** Whether `client` used `heavyMs` of worker time lately. */
+  isHeavy(client: string): boolean {
+    const line = this.#lines.get(client);
+    return line !== undefined && decayed(line) >= this.heavyMs;
+  }
+
   /** Waits for a turn for `client`; the returned function ends it (call it once). */
   async enter(client: string, signal: AbortSignal): Promise<() => void> {
     signal.throwIfAborted();

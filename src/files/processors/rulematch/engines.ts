@@ -4,7 +4,10 @@
  * as before), and the catalogue of its rules is read from its meta probe. The scan itself runs
  * natively in a sandbox process when it can; the WebAssembly build scans instead when the rules
  * use `console` (its output is captured there), when the native build refuses the source, when
- * a matched rule cannot be completed from the catalogue, or when the native process died.
+ * a matched rule cannot be completed from the catalogue, when the native process died, or, for a
+ * light client, when no native process is ready (all busy or booting after runaway loops were
+ * killed: the boot costs 0.4–2 s, the WebAssembly scan milliseconds). Heavy clients wait for a
+ * native process: their runaway loops would cost a WebAssembly thread and its compiled rules.
  */
 import { createHash } from "node:crypto";
 import { Lru } from "../../../common/lru.ts";
@@ -51,6 +54,8 @@ export class RuleScanner {
   nativeAnswers = 0;
   fallbacks = 0;
   lastFallback: string | undefined;
+  /** Scans the WebAssembly build answered because no native process was ready. */
+  notReady = 0;
 
   constructor(wasm: YaraPool, native: NativeEngine | undefined, options: ScannerOptions) {
     this.#wasm = wasm;
@@ -58,8 +63,8 @@ export class RuleScanner {
     this.#options = options;
   }
 
-  /** Scans `task.input` (`size` bytes). */
-  async scan(task: Task, size: number, signal: AbortSignal): Promise<TaskResult> {
+  /** Scans `task.input` (`size` bytes); `light`: for a client that is not heavy (share.ts). */
+  async scan(task: Task, size: number, signal: AbortSignal, light = true): Promise<TaskResult> {
     const native = this.#native;
     const budgetMs = this.#options.budgetMs(size);
     // Past RULES_NATIVE_MAX_BYTES the per-scan cost no longer matters and the WebAssembly build
@@ -74,6 +79,10 @@ export class RuleScanner {
     const key = createHash("sha256").update(task.rules).digest("hex");
     const checked = await this.#validated(task, key, signal);
     if (!checked.ok) return checked;
+    if (light && !native.readyNow()) {
+      this.notReady++;
+      return this.#wasmScan(task, signal, checked, budgetMs);
+    }
     const answer = await this.#nativeAnswer(native, { ...task, key }, checked, signal, budgetMs);
     return typeof answer === "string" ? this.#fallback(task, signal, answer, checked, budgetMs) : answer;
   }
@@ -134,6 +143,16 @@ export class RuleScanner {
   ): Promise<TaskResult> {
     this.fallbacks++;
     this.lastFallback = why;
+    return this.#wasmScan(task, signal, checked, budgetMs);
+  }
+
+  /** The WebAssembly build's scan, with what the source's compile cost this request. */
+  async #wasmScan(
+    task: Task,
+    signal: AbortSignal,
+    checked: { compiledNow: boolean; compileMs: number },
+    budgetMs: number,
+  ): Promise<TaskResult> {
     const result = await this.#wasm.scan(task, signal, budgetMs);
     if (!result.ok) return result;
     return {

@@ -135,7 +135,7 @@ async function scanUpload(
     plaintextMax: config.rulePlaintextMax,
     consoleMax: config.rulesConsoleMaxChars,
   };
-  const result = await scanInShare(share, ctx, () => scanner.scan(task, size, ctx.signal));
+  const result = await scanInShare(share, ctx, (light) => scanner.scan(task, size, ctx.signal, light));
   if (!result.ok) {
     const detail =
       result.error === "invalid_rules" ? `The rules do not compile:\n${result.message}` : result.message;
@@ -143,8 +143,8 @@ async function scanUpload(
   }
   // The upload's children, with the same (now compiled and cached) rules, in the client's turns too.
   const scanChild: ScanChild = async (path, childSize) => {
-    const r = await scanInShare(share, ctx, () =>
-      scanner.scan({ ...task, input: { path } }, childSize, ctx.signal),
+    const r = await scanInShare(share, ctx, (light) =>
+      scanner.scan({ ...task, input: { path } }, childSize, ctx.signal, light),
     );
     return r.ok ? r.matches : r.message;
   };
@@ -177,9 +177,16 @@ function ruleLimits(config: FilesConfig): RuleLimits {
   };
 }
 
-/** Runs `scan` in the client's share of the workers; a caller without a client (internal) is not held. */
-async function scanInShare<T>(share: ClientShare, ctx: ProcessorContext, scan: () => Promise<T>): Promise<T> {
-  if (ctx.client === undefined) return scan();
+/**
+ * Runs `scan` in the client's share of the workers; a caller without a client (internal) is not
+ * held. `light`: the client is not heavy (it may skip a native process's boot, engines.ts).
+ */
+async function scanInShare<T>(
+  share: ClientShare,
+  ctx: ProcessorContext,
+  scan: (light: boolean) => Promise<T>,
+): Promise<T> {
+  if (ctx.client === undefined) return scan(true);
   let leave: () => void;
   try {
     leave = await share.enter(ctx.client, ctx.signal);
@@ -190,7 +197,7 @@ async function scanInShare<T>(share: ClientShare, ctx: ProcessorContext, scan: (
     );
   }
   try {
-    return await scan();
+    return await scan(!share.isHeavy(ctx.client));
   } finally {
     leave();
   }
@@ -248,7 +255,8 @@ function nativeStatus(native: NativeEngine | undefined, scanner: RuleScanner, pr
     detail:
       (native.unavailable !== null ? `unavailable: ${native.unavailable}; ` : "") +
       `${native.started} of ${processes} native scan processes started${poolState(native.health)}; ` +
-      `${scanner.nativeAnswers} scans answered natively, ${scanner.fallbacks} by WebAssembly${fallback}` +
+      `${scanner.nativeAnswers} scans answered natively, ${scanner.fallbacks} by WebAssembly${fallback}, ` +
+      `${scanner.notReady} by WebAssembly while no native process was ready` +
       crash +
       recoveries(native.health),
     retired_workers: native.crashes,

@@ -45,6 +45,16 @@ export class NativeEngine {
     return this.#pool?.started ?? 0;
   }
 
+  /**
+   * Whether a native scan would start at once. Not while every process is busy or booting (a
+   * runaway loop killed at its budget costs a process, and its replacement boots for 0.4–2 s):
+   * the caller scans with the WebAssembly build meanwhile. Always with RULES_ENGINE=native, and
+   * before the first native scan (it starts the pool).
+   */
+  readyNow(): boolean {
+    return this.#options.strict || this.#pool === undefined || this.#pool.readyNow();
+  }
+
   /** The pool's processes by state and the watchdog's recoveries (undefined before the first native scan). */
   get health(): PoolHealth | undefined {
     return this.#pool?.health();
