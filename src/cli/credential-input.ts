@@ -4,8 +4,8 @@
  * never sits in shell history or the process list. A lone line is the value of a vendor's one secret.
  */
 import { readFile } from "node:fs/promises";
-import type { Connector } from "../intel/connectors/types.ts";
 import type { Credentials } from "../intel/model/credentials.ts";
+import type { Connector } from "../intel/services/index.ts";
 import { UsageError } from "./usage.ts";
 
 /** Fields shown whole (addresses); every other credential field is a secret. */

@@ -5,7 +5,6 @@ import { readCommonConfig } from "../common/config.ts";
 import { closeOnSignals } from "../common/http.ts";
 import { createLogger } from "../common/logger.ts";
 import { readIntelConfig } from "../intel/config.ts";
-import { connectorById } from "../intel/connectors/registry.ts";
 import {
   AccountError,
   accounts,
@@ -22,7 +21,7 @@ import {
   testCredentialSet,
   testCredentials,
 } from "../intel/services/credentials.ts";
-import { openIntelServices } from "../intel/services/index.ts";
+import { enabledConnector, openIntelServices } from "../intel/services/index.ts";
 import { MarkingError, markingLevel, setSubjectMarking } from "../intel/services/markings.ts";
 import { INTEL_USAGE as USAGE, usageFor } from "./commands.ts";
 import { readCredentialFields } from "./credential-input.ts";
@@ -217,7 +216,7 @@ async function credentials(args: string[]): Promise<number> {
 }
 
 function connectorNamed(s: Services, vendor: string | undefined) {
-  const connector = vendor ? connectorById(vendor, s.connectors) : undefined;
+  const connector = vendor ? enabledConnector(s, vendor) : undefined;
   if (!connector)
     throw new UsageError(
       `unknown vendor "${vendor ?? ""}"; known: ${s.connectors.map((c) => c.id).join(", ")}`,

@@ -15,8 +15,7 @@ import { tokenAuth } from "./api/auth.ts";
 import { INTEL_CONTRACT } from "./api/contract.ts";
 import { registerApi } from "./api/routes.ts";
 import { createAnalyses } from "./services/analyses.ts";
-import type { IntelServices } from "./services/index.ts";
-import { isDatabaseUnavailable } from "./store/db.ts";
+import { type IntelServices, isDatabaseUnavailable } from "./services/index.ts";
 
 // Opening the services lives in services/; re-exported for the code that starts a service.
 export { enabledConnectors, type IntelServices, openIntelServices, startWorker } from "./services/index.ts";

@@ -3,8 +3,9 @@
  * whom to credit (CC BY asks for it where results are shown) and how old it is; and the feed
  * copies the workers download, with their age and the last refresh's failure.
  */
-import type { Connector } from "../connectors/types.ts";
+
 import type { FeedCopyView } from "../services/feeds.ts";
+import type { Connector } from "../services/index.ts";
 import { type Html, html } from "./html.ts";
 import { when } from "./layout.ts";
 

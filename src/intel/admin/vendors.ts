@@ -3,7 +3,7 @@
  * (connectors name fields for code), and the vendor pages and verdict rules the Investigate page's
  * scripts read, taken as they are from each connector's definition (connectors/<id>/index.ts).
  */
-import type { Connector, VendorPage, VerdictRule } from "../connectors/types.ts";
+import type { Connector, VendorPage, VerdictRule } from "../services/index.ts";
 
 const FIELD_LABELS: Record<string, string> = {
   api_key: "API key",

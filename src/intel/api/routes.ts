@@ -1,36 +1,24 @@
 /** The intel HTTP API: validation and serialisation only; the rules are in services/ (docs/architecture.md). */
 import { execFileSync } from "node:child_process";
 import { Type } from "typebox";
-import { notFound } from "../../common/errors.ts";
 import { sendBytes } from "../../common/gzip.ts";
 import type { App } from "../../common/http.ts";
-import { supports } from "../connectors/registry.ts";
-import type { Connector } from "../connectors/types.ts";
-import { superTypeJson, typeJson } from "../domain/document.ts";
-import { EXPORT_FORMATS, exportFormatsDescribed } from "../domain/export/index.ts";
-import type { Requests } from "../domain/requests.ts";
-import { askedIds, vendorErrors } from "../domain/requests.ts";
-import { sourceViews } from "../domain/sources.ts";
-import { SUPER_TYPES, type SuperTypeInfo } from "../model/taxonomy.ts";
-import type { JobQueue } from "../queue/jobs.ts";
-import { exportRequest } from "../services/exports.ts";
+import { SUPER_TYPES } from "../model/taxonomy.ts";
+import { EXPORT_FORMATS, exportFormatsDescribed, exportRequest } from "../services/exports.ts";
 import type { IntelServices } from "../services/index.ts";
-import { askAbout, type RequestRecord, requestNobodyAsked } from "../services/requests.ts";
+import { askAbout, requestStatus, requestSummary } from "../services/requests.ts";
 import { moduleStatuses, serviceStatus } from "../services/status.ts";
+import { lookableTypes, taxonomyJson, typesJson } from "../services/types.ts";
 import { watchRequest } from "../services/webhooks.ts";
 import { registerBatches } from "./batches.ts";
 import { ErrorBody } from "./schemas.ts";
 import { MarkingFields, parseSubject, SubjectFields } from "./subject.ts";
 import { registerWebhooks } from "./webhooks.ts";
 
-export interface ApiDeps {
-  store: IntelServices["store"];
-  requests: Requests;
-  queue: JobQueue;
-  connectors: Connector[];
-  config: IntelServices["config"];
-  renderer: IntelServices["renderer"];
-}
+export type ApiDeps = Pick<
+  IntelServices,
+  "store" | "requests" | "queue" | "connectors" | "config" | "renderer"
+>;
 
 const TypeRefSchema = Type.Object({
   name: Type.String(),
@@ -108,50 +96,7 @@ const NobodyAskedSchema = Type.Union(
   },
 );
 
-/** Threatr's RequestSerializer: super type and type as the same objects as an entity's. */
 const tags = ["intel"];
-
-function requestJson(r: RequestRecord) {
-  return {
-    id: r.id,
-    value: r.value,
-    super_type: superTypeJson(r.super_type),
-    type: typeJson(r.super_type, r.type),
-    status: r.status,
-    created_at: r.created_at,
-  };
-}
-
-/** Python's str.title() on a short name: Colander upper-cases this name to find the key in `types`. */
-const titled = (shortName: string) =>
-  shortName.toLowerCase().replace(/(^|[^a-z])([a-z])/g, (_, p, c) => p + c.toUpperCase());
-
-/**
- * Threatr's `types/supported` shape: `name` is the titled short name (Colander's form uses
- * `name.upper()` as the key), each type `{id: short name, name and label: the taxonomy's name}`.
- */
-function typesJson(superTypes: SuperTypeInfo[], keep: (superType: string, type: string) => boolean) {
-  const types: Record<string, Array<{ id: string; name: string; label: string }>> = {};
-  const supers: Array<{ name: string; short_name: string }> = [];
-  for (const st of superTypes) {
-    const list = st.types.filter((t) => keep(st.shortName, t.shortName));
-    if (list.length === 0) continue;
-    supers.push({ name: titled(st.shortName), short_name: st.shortName });
-    types[st.shortName] = list
-      .map((t) => ({ id: t.shortName, name: t.name, label: t.name }))
-      .sort((a, b) => a.id.localeCompare(b.id));
-  }
-  return { super_types: supers, types };
-}
-
-/** Threatr's `types/` (FullEntitySuperTypeSerializer): every super type with its `sub_types`. */
-function taxonomyJson(superTypes: SuperTypeInfo[]) {
-  return superTypes.map((st) => ({
-    ...superTypeJson(st.shortName),
-    svg_icon: null,
-    sub_types: st.types.map((t) => typeJson(st.shortName, t.shortName)),
-  }));
-}
 
 let gitCommit: string | undefined;
 function gitCommitHash(): string {
@@ -241,7 +186,7 @@ function registerAsk(app: App, deps: ApiDeps): void {
         .code(201)
         .header("location", answer.location)
         .header("retry-after", String(answer.retryAfterSeconds))
-        .send(requestJson(answer.request));
+        .send(requestSummary(answer.request));
     },
   );
 }
@@ -264,7 +209,6 @@ const ExportQuery = Type.Object({
 
 /** `GET /api/request/<id>/`: one request's status and per-vendor outcome, or its result exported. */
 function registerRequestStatus(app: App, deps: ApiDeps): void {
-  const { requests } = deps;
   app.get(
     "/api/request/:id/",
     {
@@ -283,25 +227,7 @@ function registerRequestStatus(app: App, deps: ApiDeps): void {
         const exported = await exportRequest(deps, req.params.id, format, depth ?? 1);
         return sendBytes(req, reply.type(exported.contentType), exported.bytes);
       }
-      const r = await requests.getRequest(req.params.id);
-      if (!r) throw notFound(`No request ${req.params.id}.`);
-      return {
-        ...requestJson(r),
-        force: r.force === 1,
-        started_at: r.started_at,
-        finished_at: r.finished_at,
-        asked: askedIds(r),
-        background: r.background === 1,
-        tlp: r.tlp ?? null,
-        pap: r.pap ?? null,
-        sources: sourceViews(
-          JSON.parse(r.vendors),
-          Date.now(),
-          new Set(askedIds(r) ?? Object.keys(JSON.parse(r.vendors))),
-        ),
-        errors: vendorErrors(r),
-        nobody_asked: await requestNobodyAsked(deps, r),
-      };
+      return requestStatus(deps, req.params.id);
     },
   );
 }
@@ -318,10 +244,10 @@ function registerTypes(app: App, deps: ApiDeps): void {
         summary: "Every super type of the taxonomy with its sub_types (Threatr's shape)",
       },
     },
-    async () => taxonomyJson(SUPER_TYPES),
+    async () => taxonomyJson(),
   );
   // Colander's get_threatr_types asks for /api/types without the slash.
-  app.get("/api/types", { schema: { hide: true } }, async () => taxonomyJson(SUPER_TYPES));
+  app.get("/api/types", { schema: { hide: true } }, async () => taxonomyJson());
 
   app.get(
     "/api/types/all/",
@@ -333,7 +259,7 @@ function registerTypes(app: App, deps: ApiDeps): void {
           "Every type of the taxonomy in the shape of /api/types/supported/ (what /api/types/ answered before)",
       },
     },
-    async () => typesJson(SUPER_TYPES, () => true),
+    async () => typesJson(SUPER_TYPES),
   );
 
   app.get(
@@ -345,8 +271,7 @@ function registerTypes(app: App, deps: ApiDeps): void {
         summary: "The types at least one connector can look up",
       },
     },
-    async () =>
-      typesJson(SUPER_TYPES, (superType, type) => connectors.some((c) => supports(c, { superType, type }))),
+    async () => typesJson(lookableTypes(connectors)),
   );
 }
 

@@ -6,6 +6,7 @@
  * and again in the worker). Workers process requests (`processRequest`). SQL is in
  * store/requests.ts; the rendered answers in rendered-cache.ts; TTLs and merging in freshness.ts.
  */
+import type { Transaction } from "kysely";
 import type { IntelConfig } from "../config.ts";
 import type { Connector } from "../connectors/types.ts";
 import type { Subject } from "../model/graph.ts";
@@ -20,13 +21,14 @@ import {
   bumpGraphVersion,
   finishRequest,
   getRequest,
+  type Joined,
   joinOrCreateRequest,
   lookupSources,
   markFailed,
   markProcessing,
 } from "../store/requests.ts";
 import { askRecorder } from "../store/retention.ts";
-import type { LookupsTable, RequestsTable } from "../store/schema.ts";
+import type { Database, LookupsTable, RequestsTable } from "../store/schema.ts";
 import { canonicalThreat } from "../store/threat-names.ts";
 import { type AnswerReads, answerReads } from "./answer-reads.ts";
 import type { buildDocument } from "./document.ts";
@@ -204,9 +206,25 @@ async function startRequest(
   how: { force: boolean; background: boolean },
   lane: Lane = "interactive",
 ): Promise<SubmitOutcome> {
-  const joined = await joinOrCreateRequest(ctx.store, keyed(subject), planOf(planned, how), priorityOf(lane));
-  if (joined.created) ctx.queue.wake();
+  const joined = await joinOrCreate(ctx, (tx) =>
+    joinOrCreateRequest(ctx.store, tx, keyed(subject), planOf(planned, how), priorityOf(lane)),
+  );
   return pending(joined.request, planned);
+}
+
+/**
+ * Runs `join` in a transaction of its own; a job it made wakes this process's worker before the
+ * commit, as `JobQueue.enqueue` does (the claim that follows sees the job once it is committed).
+ */
+function joinOrCreate<T extends Joined | undefined>(
+  ctx: Context,
+  join: (tx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  return ctx.store.db.transaction().execute(async (tx) => {
+    const joined = await join(tx);
+    if (joined?.created) ctx.queue.wake();
+    return joined;
+  });
 }
 
 const pending = (request: RequestsTable, planned: Planned): SubmitOutcome => ({
@@ -279,8 +297,9 @@ async function answerFromStorage(
       ...planOf({ ...planned, allowed: stale, skipped: {} }, BACKGROUND),
       whileLatest: lookup.request_id,
     };
-    const joined = await joinOrCreateRequest(ctx.store, keyed(subject), plan, priorityOf("interactive"));
-    if (joined?.created) ctx.queue.wake();
+    await joinOrCreate(ctx, (tx) =>
+      joinOrCreateRequest(ctx.store, tx, keyed(subject), plan, priorityOf("interactive")),
+    );
   }
   return { kind: "done", json: withSources(body, sourceViews(sources, now), nobodyAsked(sources, planned)) };
 }

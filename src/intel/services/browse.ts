@@ -4,6 +4,8 @@ import { rawAnswersOf } from "../store/raw-answers.ts";
 import { getRequest } from "../store/requests.ts";
 import type { Database } from "../store/schema.ts";
 
+// A request's per-vendor outcomes, as the panel's request pages read them.
+export type { SourceOutcome } from "../domain/sources.ts";
 export {
   ENTITY_ORDERS,
   type EntityOrder,

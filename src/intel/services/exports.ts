@@ -5,6 +5,10 @@
 import { MIMEType } from "node:util";
 import { HttpError, notFound } from "../../common/errors.ts";
 import type { ExportFormat } from "../domain/export/index.ts";
+
+// The formats a door may offer (the API's `format` values and their description), from EXPORT_TABLE.
+export { EXPORT_FORMATS, exportFormatsDescribed } from "../domain/export/index.ts";
+
 import type { Rendered } from "../domain/rendered-cache.ts";
 import { graphVersion } from "../store/requests.ts";
 import type { IntelServices } from "./index.ts";

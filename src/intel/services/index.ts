@@ -6,7 +6,7 @@
 import type { Logger } from "../../common/logger.ts";
 import { ConfigError } from "../../common/settings.ts";
 import type { IntelConfig } from "../config.ts";
-import { CONNECTORS } from "../connectors/registry.ts";
+import { CONNECTORS, connectorById } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { scheduleFeeds } from "../domain/feeds.ts";
 import { createRenderer, type Renderer } from "../domain/renderer.ts";
@@ -16,6 +16,10 @@ import { createJobQueue, type JobQueue } from "../queue/jobs.ts";
 import { openStore, type Store } from "../store/db.ts";
 import { createReadCache, type ReadCache } from "../store/read-cache.ts";
 
+// What the doors are handed: the enabled connectors (their panel metadata included), and how to
+// tell a database that is away (503) from any other failure.
+export type { Connector, LocalData, VendorPage, VerdictRule } from "../connectors/types.ts";
+export { isDatabaseUnavailable } from "../store/db.ts";
 export type { ReadView } from "../store/read-cache.ts";
 
 import { scheduleRetention } from "../store/retention.ts";
@@ -58,6 +62,12 @@ export function enabledConnectors(setting: string, available: Connector[] = CONN
   }
   return available.filter((c) => ids.includes(c.id));
 }
+
+/** The enabled connector with this id (a vendor named in a URL or on the command line), if any. */
+export const enabledConnector = (
+  services: Pick<IntelServices, "connectors">,
+  id: string,
+): Connector | undefined => connectorById(id, services.connectors);
 
 /** Per-vendor settings (INTEL_VENDOR_TTL_<ID>) must name a known connector: a typo is a configuration error. */
 export function checkVendorSettings(config: IntelConfig, available: Connector[] = CONNECTORS): void {

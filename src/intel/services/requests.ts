@@ -4,12 +4,13 @@
  * and the panel send as they are. Only the 201 body differs by door (Threatr's request shape for
  * the API, the vendors being asked for a person).
  */
-import { badRequest, HttpError } from "../../common/errors.ts";
+import { badRequest, HttpError, notFound } from "../../common/errors.ts";
 import type { Connector } from "../connectors/types.ts";
+import { superTypeJson, typeJson } from "../domain/document.ts";
 import { stickyMarks } from "../domain/markings.ts";
 import { type NobodyAsked, nobodyAsked, reachOf, whyNobody } from "../domain/nobody-asked.ts";
-import { askedIds } from "../domain/requests.ts";
-import type { SourceOutcome } from "../domain/sources.ts";
+import { askedIds, vendorErrors } from "../domain/requests.ts";
+import { type SourceOutcome, sourceViews } from "../domain/sources.ts";
 import type { Subject } from "../model/graph.ts";
 import { fromStored, MARKINGS, type Marking, parseMarking } from "../model/markings.ts";
 import { configuredVendors } from "../store/credentials.ts";
@@ -100,6 +101,45 @@ export async function askAbout(
     location: `/api/request/${outcome.request.id}/`,
     retryAfterSeconds: services.config.retryAfterSeconds,
     asking: outcome.asking,
+  };
+}
+
+/** Threatr's request shape (its RequestSerializer): super type and type as the same objects as an entity's. */
+export function requestSummary(r: RequestsTable) {
+  return {
+    id: r.id,
+    value: r.value,
+    super_type: superTypeJson(r.super_type),
+    type: typeJson(r.super_type, r.type),
+    status: r.status,
+    created_at: r.created_at,
+  };
+}
+
+/**
+ * `GET /api/request/<id>/`: a request's status, the vendors it asks, whether it is a background
+ * refresh, its marks, each vendor's outcome and `nobody_asked` (404 when there is no such request).
+ */
+export async function requestStatus(
+  services: Pick<Services, "requests" | "connectors" | "store">,
+  id: string,
+) {
+  const r = await services.requests.getRequest(id);
+  if (!r) throw notFound(`No request ${id}.`);
+  const asked = askedIds(r);
+  const outcomes = JSON.parse(r.vendors) as Record<string, SourceOutcome>;
+  return {
+    ...requestSummary(r),
+    force: r.force === 1,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    asked,
+    background: r.background === 1,
+    tlp: r.tlp ?? null,
+    pap: r.pap ?? null,
+    sources: sourceViews(outcomes, Date.now(), new Set(asked ?? Object.keys(outcomes))),
+    errors: vendorErrors(r),
+    nobody_asked: await requestNobodyAsked(services, r),
   };
 }
 

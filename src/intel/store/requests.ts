@@ -72,62 +72,64 @@ export interface Joined {
 
 /**
  * The subject's active request that asks exactly the vendors of `plan` (a caller who waits makes a
- * background refresh a foreground one), or a new one with its job (at `priority`) in the same transaction.
+ * background refresh a foreground one), or a new one with its job (at `priority`), in the caller's
+ * transaction `tx` (under the subject's lock: the caller starts it for this alone).
  */
 export async function joinOrCreateRequest(
   store: Store,
+  tx: Transaction<Database>,
   subject: { superType: string; type: string; value: string; key: string },
   plan: RequestPlan & { whileLatest?: undefined },
   priority: number,
 ): Promise<Joined>;
 export async function joinOrCreateRequest(
   store: Store,
+  tx: Transaction<Database>,
   subject: { superType: string; type: string; value: string; key: string },
   plan: RequestPlan,
   priority: number,
 ): Promise<Joined | undefined>;
 export async function joinOrCreateRequest(
   store: Store,
+  tx: Transaction<Database>,
   subject: { superType: string; type: string; value: string; key: string },
   plan: RequestPlan,
   priority: number,
 ): Promise<Joined | undefined> {
   const asked = JSON.stringify(plan.asked);
-  return store.db.transaction().execute(async (tx) => {
-    await lockSubject(store, tx, subject.key);
-    const same = (await activeRequests(tx, subject.key)).find((r) => r.asked === asked);
-    if (same && same.background === 1 && !plan.background) {
-      await tx.updateTable("requests").set({ background: 0 }).where("id", "=", same.id).execute();
-      return { request: { ...same, background: 0 }, created: false };
-    }
-    if (same) return { request: same, created: false };
-    if (
-      plan.whileLatest !== undefined &&
-      (await latestLookup(tx, subject.key))?.request_id !== plan.whileLatest
-    )
-      return undefined;
-    const row: RequestsTable = {
-      id: newId(),
-      super_type: subject.superType,
-      type: subject.type,
-      value: subject.value,
-      subject_key: subject.key,
-      force: plan.force ? 1 : 0,
-      status: "ENQUEUED",
-      vendors: plan.vendors,
-      error: null,
-      created_at: nowIso(),
-      started_at: null,
-      finished_at: null,
-      asked,
-      background: plan.background ? 1 : 0,
-      tlp: plan.tlp,
-      pap: plan.pap,
-    };
-    await tx.insertInto("requests").values(row).execute();
-    await insertJob(tx, row.id, priority);
-    return { request: row, created: true };
-  });
+  await lockSubject(store, tx, subject.key);
+  const same = (await activeRequests(tx, subject.key)).find((r) => r.asked === asked);
+  if (same && same.background === 1 && !plan.background) {
+    await tx.updateTable("requests").set({ background: 0 }).where("id", "=", same.id).execute();
+    return { request: { ...same, background: 0 }, created: false };
+  }
+  if (same) return { request: same, created: false };
+  if (
+    plan.whileLatest !== undefined &&
+    (await latestLookup(tx, subject.key))?.request_id !== plan.whileLatest
+  )
+    return undefined;
+  const row: RequestsTable = {
+    id: newId(),
+    super_type: subject.superType,
+    type: subject.type,
+    value: subject.value,
+    subject_key: subject.key,
+    force: plan.force ? 1 : 0,
+    status: "ENQUEUED",
+    vendors: plan.vendors,
+    error: null,
+    created_at: nowIso(),
+    started_at: null,
+    finished_at: null,
+    asked,
+    background: plan.background ? 1 : 0,
+    tlp: plan.tlp,
+    pap: plan.pap,
+  };
+  await tx.insertInto("requests").values(row).execute();
+  await insertJob(tx, row.id, priority);
+  return { request: row, created: true };
 }
 
 /** Marks a request still to be answered PROCESSING and returns it (undefined: gone or finished). */

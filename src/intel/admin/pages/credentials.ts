@@ -7,8 +7,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
-import { connectorById } from "../../connectors/registry.ts";
-import type { Connector } from "../../connectors/types.ts";
 import type { Credentials } from "../../model/credentials.ts";
 import {
   addCredentialSet,
@@ -21,6 +19,7 @@ import {
   testCredentials,
   tryCredentials,
 } from "../../services/credentials.ts";
+import { type Connector, enabledConnector } from "../../services/index.ts";
 import { type AdminDeps, field, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { type Html, html } from "../html.ts";
 import { actionButton, ago, csrfField, type Flash, when } from "../layout.ts";
@@ -71,7 +70,6 @@ async function sendCredentialsPage(
 /** The cards, and adding and removing sets. */
 function registerCredentialSets(admin: App, deps: AdminDeps): void {
   const { db } = deps.services.store;
-  const { connectors } = deps.services;
 
   admin.get("/credentials", async (req, reply) => sendCredentialsPage(req, reply, deps));
 
@@ -79,7 +77,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
     "/credentials/:vendor",
     { schema: { params: VendorParams } },
     async (req, reply) => {
-      const c = connectorById(req.params.vendor, connectors);
+      const c = enabledConnector(deps.services, req.params.vendor);
       if (!c)
         return redirectWithFlash(reply, deps, "/credentials", { kind: "error", text: "Unknown vendor." });
       let id: number;
@@ -131,13 +129,13 @@ const asFlash = (outcome: { ok: boolean; text: string }): Flash => ({
 /** The Test buttons of saved sets (the outcome is kept as the set's last test) and of keyless vendors. */
 function registerCredentialTests(admin: App, deps: AdminDeps): void {
   const { db } = deps.services.store;
-  const { connectors, config } = deps.services;
+  const { config } = deps.services;
 
   admin.post<{ Params: { vendor: string; id: number } }>(
     "/credentials/:vendor/:id/test",
     { schema: { params: SetParams } },
     async (req, reply) => {
-      const c = connectorById(req.params.vendor, connectors);
+      const c = enabledConnector(deps.services, req.params.vendor);
       const outcome = c && (await testCredentialSet(db, c, req.params.id, config));
       if (!c || !outcome)
         return redirectWithFlash(reply, deps, "/credentials", {
@@ -154,7 +152,7 @@ function registerCredentialTests(admin: App, deps: AdminDeps): void {
     "/credentials/:vendor/test",
     { schema: { params: VendorParams } },
     async (req, reply) => {
-      const c = connectorById(req.params.vendor, connectors);
+      const c = enabledConnector(deps.services, req.params.vendor);
       if (!c || c.credentialFields.length > 0)
         return redirectWithFlash(reply, deps, "/credentials", {
           kind: "error",
@@ -172,12 +170,12 @@ function registerCredentialTests(admin: App, deps: AdminDeps): void {
  * filled, so the admin can press "Add credentials" next. Nothing is stored but the audit line.
  */
 function registerTryBeforeSaving(admin: App, deps: AdminDeps): void {
-  const { connectors, config } = deps.services;
+  const { config } = deps.services;
   admin.post<{ Params: { vendor: string } }>(
     "/credentials/:vendor/try",
     { schema: { params: VendorParams } },
     async (req, reply) => {
-      const c = connectorById(req.params.vendor, connectors);
+      const c = enabledConnector(deps.services, req.params.vendor);
       if (!c || c.credentialFields.length === 0)
         return redirectWithFlash(reply, deps, "/credentials", { kind: "error", text: "Unknown vendor." });
       const fields = formFields(c, req.body);

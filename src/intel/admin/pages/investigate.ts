@@ -9,9 +9,8 @@ import { notFound } from "../../../common/errors.ts";
 import { sendBytes } from "../../../common/gzip.ts";
 import type { App } from "../../../common/http.ts";
 import { parseSubject } from "../../api/subject.ts";
-import { supports } from "../../connectors/registry.ts";
-import { SUPER_TYPES } from "../../model/taxonomy.ts";
 import { askAbout, type RequestAnswer, VendorsFailed } from "../../services/requests.ts";
+import { lookableTypes } from "../../services/types.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { vendorHint } from "../hints.ts";
 import { html, jsonScript } from "../html.ts";
@@ -46,13 +45,11 @@ function registerInvestigatePage(admin: App, deps: AdminDeps): void {
     "/investigate",
     async (req, reply) => {
       // Only what at least one enabled connector can look up: anything else would come back empty.
-      const taxonomy = SUPER_TYPES.map((st) => ({
+      const taxonomy = lookableTypes(connectors).map((st) => ({
         short_name: st.shortName,
         name: st.name,
-        types: st.types
-          .filter((t) => connectors.some((c) => supports(c, { superType: st.shortName, type: t.shortName })))
-          .map((t) => ({ short_name: t.shortName, name: t.name })),
-      })).filter((st) => st.types.length > 0);
+        types: st.types.map((t) => ({ short_name: t.shortName, name: t.name })),
+      }));
       const q = req.query;
       const body = html`${await vendorHint(deps)}
 <form id="investigate" class="card investigate" data-prefix="${deps.prefix}" data-retry-ms="${config.retryAfterSeconds * 1000}">

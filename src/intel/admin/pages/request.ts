@@ -5,7 +5,7 @@
  */
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
-import type { SourceOutcome } from "../../domain/document.ts";
+import type { SourceOutcome } from "../../services/browse.ts";
 import { requestWithRawAnswers } from "../../services/browse.ts";
 import { type AdminDeps, redirectWithFlash, sendPage } from "../context.ts";
 import { type Html, html } from "../html.ts";

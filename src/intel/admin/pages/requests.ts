@@ -1,7 +1,7 @@
 /** Recent requests: subject, status, each vendor's outcome and error, duration; filtered by status. */
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
-import type { SourceOutcome } from "../../domain/document.ts";
+import type { SourceOutcome } from "../../services/browse.ts";
 import { type RequestOrder, recentRequests } from "../../services/browse.ts";
 import { type AdminDeps, sendPage } from "../context.ts";
 import { html } from "../html.ts";
