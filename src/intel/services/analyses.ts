@@ -110,7 +110,7 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
     concurrency: config.analysisConcurrency,
     leaseMs: config.analysisLeaseSeconds * 1000,
     keepDays: config.analysisKeepFiles ? config.analysisKeepDays : null,
-    run: (row) => runAnalysis(services, row),
+    run: (row, signal) => runAnalysis(services, row, signal),
     log,
   });
 
@@ -272,7 +272,7 @@ async function listVisible(services: Services, viewer: Viewer, query: ListQuery)
 }
 
 /** Sends one pending analysis to the files service and records its answer or why it failed. */
-async function runAnalysis(services: Services, row: AnalysisRow): Promise<void> {
+async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSignal): Promise<void> {
   const { db } = services.store;
   const { config } = services;
   const file = row.file_path;
@@ -283,7 +283,7 @@ async function runAnalysis(services: Services, row: AnalysisRow): Promise<void> 
     return;
   }
   try {
-    const { text, answer } = await askFiles(config, config.filesUrl, row, file);
+    const { text, answer } = await askFiles(config, { url: config.filesUrl, signal }, row, file);
     const keep = config.analysisKeepFiles && row.size <= config.analysisKeepMaxBytes;
     await finishAnalysis(db, row.id, {
       result: text,
@@ -294,6 +294,8 @@ async function runAnalysis(services: Services, row: AnalysisRow): Promise<void> 
     await rm(secretsPath(file), { force: true });
     if (!keep) await rm(file, { force: true });
   } catch (err) {
+    // Closing: left pending with its file, for the next process (its lease runs out).
+    if (signal.aborted) return;
     // Every failure ends the analysis with a reason: none is left pending to be tried forever.
     const known = err instanceof FilesCallError;
     const reason = { code: known ? err.code : "internal_error", detail: (err as Error).message };
@@ -303,13 +305,18 @@ async function runAnalysis(services: Services, row: AnalysisRow): Promise<void> 
 }
 
 /** The files service's answer on the file, as text and parsed; FilesCallError otherwise. */
-async function askFiles(config: Services["config"], url: string, row: AnalysisRow, file: string) {
+async function askFiles(
+  config: Services["config"],
+  to: { url: string; signal: AbortSignal },
+  row: AnalysisRow,
+  file: string,
+) {
   const fields: Record<string, string> = {};
   const secrets = await readSecrets(file);
   if (secrets.password) fields.passwords = secrets.password;
   if (secrets.rules) fields.rules = secrets.rules;
   const text = await analyseWithFiles({
-    url,
+    ...to,
     filePath: file,
     name: row.name,
     fields,

@@ -32,8 +32,11 @@ export interface RunnerOptions {
   leaseMs: number;
   /** Kept files older than this many days are deleted (null: files are not kept). */
   keepDays: number | null;
-  /** Does the work for one analysis; never throws for the analysis' own failures. */
-  run(row: AnalysisRow): Promise<void>;
+  /**
+   * Does the work for one analysis; never throws for the analysis' own failures. `signal` aborts
+   * when this process closes: the analysis is then left pending, for the next process to take over.
+   */
+  run(row: AnalysisRow, signal: AbortSignal): Promise<void>;
   log?: Logger;
 }
 
@@ -58,14 +61,14 @@ export function createAnalysisRunner(opts: RunnerOptions): AnalysisRunner {
   const limit = pLimit(opts.concurrency);
   const held = new Set<string>();
   const running = new Set<Promise<void>>();
-  let closed = false;
+  const stopping = new AbortController();
   const leaseFromNow = () => new Date(Date.now() + opts.leaseMs).toISOString();
 
   const start = (id: string) => {
     held.add(id);
     const task = limit(async () => {
-      const row = closed ? undefined : await getAnalysis(db, id);
-      if (row?.status === "pending") await opts.run(row);
+      const row = stopping.signal.aborted ? undefined : await getAnalysis(db, id);
+      if (row?.status === "pending") await opts.run(row, stopping.signal);
     })
       .catch((err) => opts.log?.warn({ err, analysis: id }, "analysis runner: a run failed"))
       .finally(() => {
@@ -112,7 +115,7 @@ export function createAnalysisRunner(opts: RunnerOptions): AnalysisRunner {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
     close: async () => {
-      closed = true;
+      stopping.abort();
       clearInterval(timer);
       await sweeping;
       await Promise.allSettled([...running]);

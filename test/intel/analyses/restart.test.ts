@@ -2,7 +2,8 @@
  * An analysis survives the death of the intel process analysing it, on SQLite and PostgreSQL, with
  * real OS processes: intel A accepts an upload and sends it to a files service that never answers;
  * A is SIGKILLed mid-analysis; intel B, started on the same database and DATA_DIR with a real
- * files service, takes the analysis over once A's lease has run out and finishes it.
+ * files service, takes the analysis over once A's lease has run out and finishes it. A server
+ * closed mid-analysis (a graceful restart) leaves it pending the same way, and closes at once.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,7 +12,12 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startIntelProcessWithKey } from "../../helpers/intel-process.ts";
-import { type DbKind, freshDatabase, postgresSkipReason } from "../../helpers/intel-server.ts";
+import {
+  type DbKind,
+  freshDatabase,
+  postgresSkipReason,
+  startIntelServer,
+} from "../../helpers/intel-server.ts";
 import { json } from "../../helpers/json.ts";
 import { serveOnLoopback } from "../../helpers/loopback.ts";
 import { type RealProcess, startFilesProcess, startIntelProcess } from "../../helpers/real-process.ts";
@@ -47,6 +53,39 @@ describe("files analyses: the analysing process dies", () => {
   after(async () => {
     await files?.close();
     await silent?.close();
+  });
+
+  it("leaves an analysis pending when its server closes mid-analysis; the next server finishes it", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-close-"));
+    const db = await freshDatabase("sqlite");
+    const env = { INTEL_CONNECTORS: "", DATA_DIR: dataDir, INTEL_ANALYSIS_LEASE_SECONDS: "1" };
+    const a = await startIntelServer({ databaseUrl: db.url, env: { ...env, FILES_URL: silent.url } });
+    try {
+      const before = silent.uploads();
+      const form = new FormData();
+      form.append("file", new Blob(["closing"]), "closing.txt");
+      const res = await fetch(`${a.url}/api/analyses/`, {
+        method: "POST",
+        headers: { authorization: `Token ${a.key}` },
+        body: form,
+      });
+      const created = await json(res);
+      assert.equal(res.status, 202);
+      await until("A sends the file", () => silent.uploads() > before);
+      // Closing does not wait for the files service's answer (which never comes).
+      await a.close();
+      const b = await startIntelServer({ databaseUrl: db.url, env: { ...env, FILES_URL: files.url } });
+      try {
+        const read = async () => json(await b.api(`/api/analyses/${created.id}/`));
+        await until("B finishes it", async () => (await read()).status !== "pending");
+        assert.equal((await read()).status, "done");
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   for (const kind of ["sqlite", "postgres"] as DbKind[]) {
