@@ -1,6 +1,7 @@
 // The report page: draws the analysis embedded in the page (`#analysis`, a JSON block) into
 // `#report` with report.js; the thumbnail's URL, when the file is an image, is `data-thumbnail`.
 (() => {
+  performance.mark("loupe-report-start");
   const container = document.getElementById("report");
   const data = document.getElementById("analysis");
   if (!container || !data) return;
