@@ -38,7 +38,9 @@ describe("one client's password work", { skip: skipUnlessCommands("7zz") }, () =
   });
   after(() => server?.close());
 
-  it("holds one of two extraction processes (EXTRACT_CLIENT_SHARE=50): another client's text answers meanwhile", { timeout: 600_000 }, async () => {
+  it("holds one of two extraction processes (EXTRACT_CLIENT_SHARE=50): another client's text answers meanwhile", {
+    timeout: 600_000,
+  }, async () => {
     const costly = withKeyPower(
       await sevenZipArchive({ "note.txt": "dawn" }, { password: "dawn-42", encryptHeaders: true }),
       24,

@@ -1,9 +1,10 @@
 /**
  * Large graphs against a real intel process, on SQLite and PostgreSQL: a hashlookup answer listing
  * 40,000 parent packages is capped (and says so), and a subject with more entities than either
- * database allows variables in a statement answers and exports, as does an unrelated subject that
- * reaches it at depth 3. The big graph is written straight into the database (thousands of rows per
- * statement): the process only reads it, as it would after many lookups.
+ * database allows variables in a statement answers, exports and comes in a bulk ask's results, as
+ * does an unrelated subject that reaches it at depth 3. The big graph is written straight into the
+ * database (thousands of rows per statement): the process only reads it, as it would after many
+ * lookups.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -156,6 +157,25 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal(stix.status, 200);
       const bundle = (await stix.json()) as { objects: unknown[] };
       assert.ok(bundle.objects.length >= RESULT_CAP, `${bundle.objects.length} STIX objects`);
+      // A bulk ask's results carry the same document, rendered off the event loop too.
+      await settle();
+      const bulk = await server.api("/api/requests/", {
+        method: "POST",
+        body: JSON.stringify({
+          subjects: [{ super_type: "OBSERVABLE", type: "SHA1", value: BIG }],
+          depth: 2,
+        }),
+      });
+      const batch = (await bulk.json()) as { id: string; finished: boolean };
+      assert.equal(bulk.status, 202);
+      assert.equal(batch.finished, true, "answered from storage");
+      await settle();
+      const page = await server.api(`/api/batches/${batch.id}/?results=1`);
+      assert.equal(page.status, 200);
+      const [item] = ((await page.json()) as { items: Array<{ result: Record<string, unknown> }> }).items;
+      assert.ok(item, "the batch's one item");
+      assert.equal(item.result.capped, true);
+      assert.equal((item.result.entities as unknown[]).length, RESULT_CAP - 1);
       await assertSurvived(server, () => server.api("/api/types/"));
     });
 

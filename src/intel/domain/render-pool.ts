@@ -82,14 +82,7 @@ export function createRenderPool(databaseUrl: string, size: number, idleMs: numb
       );
     };
     const onExit = (code: number | null, signal: string | null) =>
-      done(() => {
-        const why = signal ?? `code ${code}`;
-        waiting.deaths++;
-        if (closed) waiting.reject(new Error(`the render pool closed (its process ended: ${why})`));
-        else if (waiting.deaths > 1)
-          waiting.reject(new Error(`the render process ended (${why}), twice for this task`));
-        else queue.unshift(waiting); // first in line for the fresh process `done` dispatches to
-      });
+      done(() => afterDeath(waiting, signal ?? `code ${code}`, closed, queue));
     worker.child.on("message", onMessage);
     worker.child.on("exit", onExit);
     worker.child.send({ id, databaseUrl, task: waiting.task } satisfies RenderMessage);
@@ -105,18 +98,27 @@ export function createRenderPool(databaseUrl: string, size: number, idleMs: numb
     async close() {
       closed = true;
       for (const w of queue.splice(0)) w.reject(new Error("the render pool is closed"));
-      await Promise.all(
-        [...workers].map(
-          (w) =>
-            new Promise<void>((resolve) => {
-              clearTimeout(w.idleTimer);
-              if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
-              w.child.once("exit", () => resolve());
-              if (w.child.connected) w.child.disconnect();
-              else w.child.kill();
-            }),
-        ),
-      );
+      await Promise.all([...workers].map(stop));
     },
   };
+}
+
+/** A task whose process died: first in line again once (for the fresh process), else failed with why. */
+function afterDeath(waiting: Waiting, why: string, closed: boolean, queue: Waiting[]): void {
+  waiting.deaths++;
+  if (closed) waiting.reject(new Error(`the render pool closed (its process ended: ${why})`));
+  else if (waiting.deaths > 1)
+    waiting.reject(new Error(`the render process ended (${why}), twice for this task`));
+  else queue.unshift(waiting);
+}
+
+/** Ends a render process (its channel closed, or killed when that is gone already). */
+function stop(w: Worker): Promise<void> {
+  return new Promise<void>((resolve) => {
+    clearTimeout(w.idleTimer);
+    if (w.child.exitCode !== null || w.child.signalCode !== null) return resolve();
+    w.child.once("exit", () => resolve());
+    if (w.child.connected) w.child.disconnect();
+    else w.child.kill();
+  });
 }
