@@ -1,7 +1,7 @@
 /**
  * `POST /analyzer/all`: every processor on one upload (one transfer, one temp file, hashes once),
  * answered in Mandolin's Analysis shape with one entry per processor. Processors run side by side;
- * rulematch runs by default only when a `rules` field is sent (otherwise it is left out), and a
+ * one whose required fields are missing (rulematch's `rules`) is left out by default, and a
  * processor derived from another (`derivedFrom`: iocs from the extractor's `extra.iocs`) is read
  * from it when both run, so the file is extracted once. The top-level `verdict`
  * folds every processor's findings (verdict.ts).
@@ -35,6 +35,15 @@ export function chooseProcessors(processors: Processor[], raw: string | undefine
     chosen.add(p);
   }
   return processors.filter((p) => chosen.has(p));
+}
+
+/**
+ * Whether the form carries every field the processor's schema requires (rulematch's `rules`): by
+ * default, `/analyzer/all` leaves out a processor that has nothing to work with; named, it runs
+ * and refuses the missing field itself.
+ */
+function hasRequiredFields(p: Processor, fields: Record<string, string>): boolean {
+  return (p.fields.required ?? []).every((key: string) => (fields[key] ?? "").trim() !== "");
 }
 
 /**
@@ -138,10 +147,9 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
         hash: processors.some((p) => p.needsHashes !== false),
       });
       const named = upload.fields.processors ?? req.query.processors;
-      let chosen = chooseProcessors(processors, named);
-      // By default rulematch needs rules to mean anything; chosen by name, it refuses their absence.
-      const noRules = (upload.fields.rules ?? "").trim() === "";
-      if (noRules && !named?.trim()) chosen = chosen.filter((p) => p.name !== "rulematch");
+      const chosen = named?.trim()
+        ? chooseProcessors(processors, named)
+        : processors.filter((p) => hasRequiredFields(p, upload.fields));
       const controller = new AbortController();
       // The request itself is closed once its body is read: only the response tells the client left.
       reply.raw.once("close", () => {
