@@ -9,6 +9,7 @@ import path from "node:path";
 import type { FilesConfig } from "../../config.ts";
 import { findPrlimit } from "../../sandbox/memory.ts";
 import { SandboxFailure, SandboxPool } from "../../sandbox/pool.ts";
+import { Scratch } from "../../scratch.ts";
 import type { InMemoryFile, UploadedFile } from "../../upload.ts";
 import { passwordsField } from "../extractor/passwords-field.ts";
 import type { TreeNode } from "../extractor/tree.ts";
@@ -81,11 +82,14 @@ export class Walker {
     if (!mayHoldChildren(head)) return work(rootOnly(file));
     if (!file.bytes) return work((await this.walk(file, passwords, signal)).nodes);
     const dir = await mkdtemp(path.join(this.#config.tmpDir, `${process.pid}-memory-`));
+    const upload = path.join(dir, "upload");
+    const scratch = new Scratch(`${upload}.children`);
     try {
-      const onDisk: UploadedFile = { ...file, bytes: undefined, path: path.join(dir, "upload") };
+      const onDisk: UploadedFile = { ...file, bytes: undefined, path: upload, scratch };
       await writeFile(onDisk.path, file.bytes, { mode: 0o600 });
       return await work((await this.walk(onDisk, passwords, signal)).nodes);
     } finally {
+      await scratch.remove();
       await rm(dir, { recursive: true, force: true });
     }
   }
@@ -95,13 +99,15 @@ export class Walker {
     // Waiting for a free process counts against the same time limit as the work.
     const deadline = AbortSignal.timeout(timeoutMs);
     try {
+      // Made here, never by the extraction process: once the upload is removed it stays removed.
+      const childrenDir = await file.scratch?.open();
       return await this.#pool.run(
         {
           path: file.path,
           filename: file.filename,
           limits: { ...this.#limits, passwords },
           deadline: Date.now() + timeoutMs,
-          childrenDir: file.scratchDir ?? `${file.path}.children`,
+          ...(childrenDir ? { childrenDir } : {}),
         },
         AbortSignal.any([deadline, signal]),
       );
