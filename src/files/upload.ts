@@ -121,6 +121,15 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<Up
   };
   app.addHook("onResponse", cleanup);
   app.addHook("onRequestAbort", cleanup);
+  // A client that leaves once its upload is in, while the handler is at work: the answer is never
+  // sent, so `onResponse` never runs; the response closing unfinished says so.
+  app.addHook("onRequest", (req, reply, done) => {
+    reply.raw.once("close", () => {
+      if (reply.raw.writableFinished) return;
+      cleanup(req).catch((err: unknown) => req.log.error({ err }, "temp files not removed"));
+    });
+    done();
+  });
   app.addHook("onClose", async () => {
     await Promise.allSettled(pending);
     await rm(ownDir, { recursive: true, force: true });
