@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { postFile } from "../helpers/files-server.ts";
+import { listWhileRemoved, postFile } from "../helpers/files-server.ts";
 import { type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 import { storedZip } from "../helpers/zip.ts";
 
@@ -41,7 +41,9 @@ describe("a client that leaves mid-analysis (real process)", () => {
   const held = async (): Promise<string[]> => {
     const own = (await readdir(files.dir)).find((name) => name.startsWith(`${files.pid}-`));
     if (!own) return [];
-    return readdir(path.join(files.dir, own), { recursive: true });
+    return (await listWhileRemoved(path.join(files.dir, own))).map((e) =>
+      path.relative(path.join(files.dir, own), path.join(e.parentPath, e.name)),
+    );
   };
 
   it("leaves nothing of the upload in FILES_TMP_DIR, its children's folder included", async () => {
