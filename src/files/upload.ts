@@ -16,6 +16,7 @@ import type { FastifyRequest } from "fastify";
 import { badRequest, HttpError } from "../common/errors.ts";
 import type { App } from "../common/http.ts";
 import { isAlive } from "../common/process.ts";
+import { Scratch } from "./scratch.ts";
 
 export interface FileHashes {
   md5: string;
@@ -35,16 +36,16 @@ export interface UploadedFile {
   /** md5/sha1/sha256/sha512, computed while streaming, for the operations that report them. */
   hashes?: FileHashes;
   /**
-   * A private folder beside the temp file (not created until used) for what is taken out of the
-   * file (its children); removed with the temp file.
+   * A private folder beside the temp file (made when a walk needs it) for what is taken out of
+   * the file (its children); removed with the temp file, for certain (scratch.ts).
    */
-  scratchDir?: string;
+  scratch?: Scratch;
   /** Only an InMemoryFile has bytes: `file.bytes ?? file.path` is what to read. */
   bytes?: undefined;
 }
 
 /** An upload kept in memory (see `memoryMax`): the bytes, and no temp file. */
-export interface InMemoryFile extends Omit<UploadedFile, "path" | "bytes" | "scratchDir"> {
+export interface InMemoryFile extends Omit<UploadedFile, "path" | "bytes" | "scratch"> {
   path?: undefined;
   bytes: Buffer;
 }
@@ -114,14 +115,21 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<Up
     const files = req.tempFiles;
     if (!files) return;
     req.tempFiles = null;
-    const removal = Promise.all(
-      files.map((f) => (f.endsWith(SCRATCH) ? removeScratch(f) : removeTempFile(f))),
-    );
+    const removal = Promise.all(files.map((f) => (f instanceof Scratch ? f.remove() : removeTempFile(f))));
     pending.add(removal);
     await removal.finally(() => pending.delete(removal));
   };
   app.addHook("onResponse", cleanup);
   app.addHook("onRequestAbort", cleanup);
+  // A client that leaves once its upload is in, while the handler is at work: the answer is never
+  // sent, so `onResponse` never runs; the response closing unfinished says so.
+  app.addHook("onRequest", (req, reply, done) => {
+    reply.raw.once("close", () => {
+      if (reply.raw.writableFinished) return;
+      cleanup(req).catch((err: unknown) => req.log.error({ err }, "temp files not removed"));
+    });
+    done();
+  });
   app.addHook("onClose", async () => {
     await Promise.allSettled(pending);
     await rm(ownDir, { recursive: true, force: true });
@@ -131,10 +139,6 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<Up
 
 /** The suffix of a temp file's scratch folder. */
 const SCRATCH = ".children";
-
-async function removeScratch(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
-}
 
 /** `unlink`, not `rm`: a temp file is a plain file, and `rm` costs two extra `lstat` per request. */
 async function removeTempFile(file: string): Promise<void> {
@@ -248,8 +252,9 @@ async function saveToTempFile(
   opts: Pick<ReadOptions, "hash" | "tap">,
 ): Promise<Received<UploadedFile>> {
   const tempPath = path.join(limits.tmpDir, randomUUID());
+  const scratch = new Scratch(tempPath + SCRATCH);
   req.tempFiles ??= [];
-  req.tempFiles.push(tempPath, tempPath + SCRATCH);
+  req.tempFiles.push(tempPath, scratch);
   const counter = opts.hash ? new HashingStream() : new CountingStream();
   const toDisk = createWriteStream(tempPath, {
     flags: "wx",
@@ -258,7 +263,7 @@ async function saveToTempFile(
   });
   if (!opts.tap) {
     await pipeline(source, counter, toDisk);
-    return { path: tempPath, scratchDir: tempPath + SCRATCH, ...counted(counter) };
+    return { path: tempPath, scratch, ...counted(counter) };
   }
   const tap = opts.tap();
   // Past the size limit the part is cut short: what the tap received is not the file.
@@ -269,7 +274,7 @@ async function saveToTempFile(
     tap.destroy();
     throw err;
   }
-  return { path: tempPath, scratchDir: tempPath + SCRATCH, ...counted(counter) };
+  return { path: tempPath, scratch, ...counted(counter) };
 }
 
 /**
@@ -407,6 +412,7 @@ class HashingStream extends CountingStream {
 
 declare module "fastify" {
   interface FastifyRequest {
-    tempFiles: string[] | null;
+    /** Temp files, and scratch folders, removed when the request ends. */
+    tempFiles: Array<string | Scratch> | null;
   }
 }

@@ -112,15 +112,26 @@ export function taggedWav(seconds: number, tags: { title: string; artist: string
   return chunk("RIFF", body);
 }
 
-/** A MIME multipart email with a text body and one base64 attachment. */
+/** A MIME multipart email with a text body and one base64 attachment, then `more` (an attachment without a name has none in its headers). */
 export function multipartEmail(opts: {
   subject: string;
   body: string;
   attachmentName: string;
   attachment: Buffer;
+  more?: Array<{ name?: string; bytes: Buffer }>;
 }): string {
   const b = "loupe-boundary-42";
-  const base64 = opts.attachment.toString("base64").replace(/.{76}/g, "$&\r\n");
+  const part = ({ name, bytes }: { name?: string; bytes: Buffer }) => [
+    `--${b}`,
+    name
+      ? `Content-Type: application/octet-stream; name="${name}"`
+      : "Content-Type: application/octet-stream",
+    name ? `Content-Disposition: attachment; filename="${name}"` : "Content-Disposition: attachment",
+    "Content-Transfer-Encoding: base64",
+    "",
+    bytes.toString("base64").replace(/.{76}/g, "$&\r\n"),
+  ];
+  const attachments = [{ name: opts.attachmentName, bytes: opts.attachment }, ...(opts.more ?? [])];
   return [
     "From: Alice <alice@example.org>",
     "To: Bob <bob@example.org>",
@@ -134,12 +145,7 @@ export function multipartEmail(opts: {
     "Content-Type: text/plain; charset=utf-8",
     "",
     opts.body,
-    `--${b}`,
-    `Content-Type: application/octet-stream; name="${opts.attachmentName}"`,
-    `Content-Disposition: attachment; filename="${opts.attachmentName}"`,
-    "Content-Transfer-Encoding: base64",
-    "",
-    base64,
+    ...attachments.flatMap(part),
     `--${b}--`,
     "",
   ].join("\r\n");

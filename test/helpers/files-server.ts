@@ -1,5 +1,6 @@
 /** Starts a real files service on a random loopback port, with its own temp folder. */
 import assert from "node:assert/strict";
+import type { Dirent } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -41,10 +42,7 @@ export async function startFilesServer(
     url: `http://127.0.0.1:${port}`,
     app,
     tmpDir,
-    leftovers: async () =>
-      (await readdir(tmpDir, { recursive: true, withFileTypes: true }))
-        .filter((e) => e.isFile())
-        .map((e) => e.name),
+    leftovers: async () => (await listWhileRemoved(tmpDir)).filter((e) => e.isFile()).map((e) => e.name),
     close: async () => {
       await app.close();
       await rm(tmpDir, { recursive: true, force: true });
@@ -91,4 +89,18 @@ export async function waitForNoLeftovers(server: TestFilesServer, timeoutMs = 20
     left = await server.leftovers();
   }
   return left;
+}
+
+/**
+ * Everything under `dir`, listed again when a folder goes while it is read (an upload's scratch
+ * folder is renamed, then removed, as its request ends).
+ */
+export async function listWhileRemoved(dir: string): Promise<Dirent[]> {
+  for (;;) {
+    try {
+      return await readdir(dir, { recursive: true, withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+  }
 }

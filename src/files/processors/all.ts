@@ -1,9 +1,8 @@
 /**
  * `POST /analyzer/all`: every processor on one upload (one transfer, one temp file, hashes once),
  * answered in Mandolin's Analysis shape with one entry per processor. Processors run side by side;
- * rulematch runs by default only when a `rules` field is sent (otherwise it is left out), and a
- * processor derived from another (`derivedFrom`: iocs from the extractor's `extra.iocs`) is read
- * from it when both run, so the file is extracted once. The top-level `verdict`
+ * one whose required fields are missing (rulematch's `rules`) is left out by default. What several
+ * need (the walk, the indicator scan) is done once below them, not here. The top-level `verdict`
  * folds every processor's findings (verdict.ts).
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
@@ -12,7 +11,7 @@ import { badRequest } from "../../common/errors.ts";
 import { type App, MULTIPART_BODY } from "../../common/http.ts";
 import { fastapiOperationId } from "../openapi-names.ts";
 import { receiveUpload, type UploadedFile, type UploadLimits } from "../upload.ts";
-import { type Entry, entryOf, okEntry } from "./entries.ts";
+import { type Entry, entryOf } from "./entries.ts";
 import { entrySchema, FreeObject, type Processor, resultSchema } from "./processor.ts";
 import { type Verdict, verdictOf, verdictSchema } from "./verdict.ts";
 
@@ -38,33 +37,26 @@ export function chooseProcessors(processors: Processor[], raw: string | undefine
 }
 
 /**
- * Every chosen processor side by side; one declared as derived from another chosen one
- * (`derivedFrom`: iocs from the extractor's own scan) is read from that one's entry when it can be,
- * so the work is done once.
+ * Whether the form carries every field the processor's schema requires (rulematch's `rules`): by
+ * default, `/analyzer/all` leaves out a processor that has nothing to work with; named, it runs
+ * and refuses the missing field itself.
  */
-async function runAll(
+function hasRequiredFields(p: Processor, fields: Record<string, string>): boolean {
+  return (p.fields.required ?? []).every((key: string) => (fields[key] ?? "").trim() !== "");
+}
+
+/**
+ * Every chosen processor side by side. Nothing here knows one from another: those that read the
+ * same walk or node analysis share it (tree/walk.ts, tree/node-analyses.ts), so the file is
+ * extracted once and its indicators scanned once.
+ */
+function runAll(
   chosen: Processor[],
   file: UploadedFile,
   fields: Record<string, string>,
   ctx: { log: FastifyBaseLogger; signal: AbortSignal; client?: string },
 ): Promise<Entry[]> {
-  const names = new Set(chosen.map((p) => p.name));
-  const run = (p: Processor) => entryOf(p, () => p.run(file, fields, ctx), ctx.log);
-  const started = new Map<string, Promise<Entry>>();
-  const derived = (p: Processor) => !!p.derivedFrom && names.has(p.derivedFrom.processor);
-  for (const p of chosen) if (!derived(p)) started.set(p.name, run(p));
-  for (const p of chosen.filter(derived)) {
-    const from = p.derivedFrom as NonNullable<Processor["derivedFrom"]>;
-    const source = started.get(from.processor) as Promise<Entry>;
-    started.set(
-      p.name,
-      source.then((entry) => {
-        const out = entry.success ? from.derive(entry.analysis, fields) : null;
-        return out ? okEntry(p, out) : run(p);
-      }),
-    );
-  }
-  return Promise.all(chosen.map((p) => started.get(p.name) as Promise<Entry>));
+  return Promise.all(chosen.map((p) => entryOf(p, () => p.run(file, fields, ctx), ctx.log)));
 }
 
 /** Each processor's findings, and a failed processor's absence, folded into the one verdict. */
@@ -138,10 +130,9 @@ export function addAllRoute(app: App, processors: Processor[], limits: UploadLim
         hash: processors.some((p) => p.needsHashes !== false),
       });
       const named = upload.fields.processors ?? req.query.processors;
-      let chosen = chooseProcessors(processors, named);
-      // By default rulematch needs rules to mean anything; chosen by name, it refuses their absence.
-      const noRules = (upload.fields.rules ?? "").trim() === "";
-      if (noRules && !named?.trim()) chosen = chosen.filter((p) => p.name !== "rulematch");
+      const chosen = named?.trim()
+        ? chooseProcessors(processors, named)
+        : processors.filter((p) => hasRequiredFields(p, upload.fields));
       const controller = new AbortController();
       // The request itself is closed once its body is read: only the response tells the client left.
       reply.raw.once("close", () => {

@@ -1,17 +1,18 @@
 /**
  * `POST /analyzer/iocs`: indicators (URLs, domains, addresses, hashes, CVE ids, wallets, phones,
- * paths, registry keys) in everything the extractor reads from the file — its text, title and
- * metadata. It runs the extractor it is given, so both share one worker pool and its limits.
+ * paths, registry keys) in everything the walk reads from the file and its children — text, title
+ * and metadata — each content location with the path of its node. The scan is the node analysis
+ * the extractor reports too (tree/node-analyses.ts): one walk and one scan per upload.
  */
 import { Type } from "typebox";
 import { badRequest } from "../../common/errors.ts";
 import type { FilesConfig } from "../config.ts";
-import { iocOptions } from "../iocs/options.ts";
-import { extractionParts } from "../iocs/parts.ts";
-import { type IocScanner, IocScanTimeout } from "../iocs/scanner.ts";
+import { IocScanTimeout } from "../iocs/scanner.ts";
 import { iocsAnalysis } from "../iocs/schema.ts";
 import { passwordsFieldSchema } from "./extractor/passwords-field.ts";
-import { type Processor, ProcessorFailure, type ProcessorOutput } from "./processor.ts";
+import { type Processor, ProcessorFailure } from "./processor.ts";
+import type { NodeAnalyses } from "./tree/node-analyses.ts";
+import type { Walker } from "./tree/walk.ts";
 
 function privateField(raw: string | undefined): boolean {
   if (raw === undefined || raw === "" || raw === "false") return false;
@@ -19,12 +20,7 @@ function privateField(raw: string | undefined): boolean {
   throw badRequest("invalid_field", 'The form field "private" must be "true" or "false".');
 }
 
-/** `scanner`: the one indicator scanner pool, shared with the extractor (which scans with the defaults). */
-export function createIocsProcessor(
-  config: FilesConfig,
-  extractor: Processor,
-  scanner: IocScanner,
-): Processor {
+export function createIocsProcessor(config: FilesConfig, walker: Walker, analyses: NodeAnalyses): Processor {
   return {
     name: "iocs",
     url: "/analyzer/iocs",
@@ -45,46 +41,23 @@ export function createIocsProcessor(
       type: Type.String({ description: "MIME type the extractor detected." }),
     }),
     analysisSchema: iocsAnalysis,
-    // The extractor already scanned with the default options.
-    derivedFrom: {
-      processor: extractor.name,
-      derive: (analysis, fields) => (privateField(fields.private) ? null : fromExtraction(analysis)),
-    },
     async run(file, fields, ctx) {
-      const includePrivate = privateField(fields.private);
-      const passwords: Record<string, string> =
-        fields.passwords === undefined ? {} : { passwords: fields.passwords };
-      const out = await extractor.run(file, passwords, ctx);
-      const analysis = out.analysis as ExtractorAnalysis;
-      const metadata = { type: analysis.type ?? "application/octet-stream" };
-      const done = includePrivate ? null : fromExtraction(analysis);
-      if (done) return done;
-      const parts = extractionParts({ content: out.content, title: analysis.title, extra: analysis.extra });
-      return {
-        content: null,
-        metadata,
-        analysis: await scanner
-          .scan(parts, iocOptions(config, includePrivate), ctx.signal)
-          .catch((err: unknown) => {
-            if (err instanceof IocScanTimeout) throw new ProcessorFailure("timeout", err.message);
-            throw err;
-          }),
-      };
+      const scan = analyses.iocs(privateField(fields.private));
+      const walk = await walker.walk(file, walker.passwords(fields), ctx);
+      if (!walk.ok) throw new ProcessorFailure("parse_error", walk.error);
+      const found = await analyses
+        .schedule(scan, file, Promise.resolve(walk), ctx.signal)
+        .text?.catch((err: unknown) => {
+          if (err instanceof IocScanTimeout) throw new ProcessorFailure("timeout", err.message);
+          throw err;
+        });
+      return { content: null, metadata: { type: walk.type }, analysis: found };
     },
     async engines() {
       return {
-        iocs: { ready: true, detail: `${scanner.threads} of ${config.extractWorkers} workers started` },
+        iocs: { ready: true, detail: `${analyses.iocThreads} of ${config.extractWorkers} workers started` },
       };
     },
+    close: () => analyses.close(),
   };
-}
-
-type ExtractorAnalysis = { title?: string | null; type?: string; extra?: Record<string, unknown> };
-
-/** The entry read from the extractor's own scan (default options), or null when it has none. */
-function fromExtraction(analysis: unknown): ProcessorOutput | null {
-  const a = analysis as ExtractorAnalysis;
-  const done = a.extra?.iocs as { indicators?: unknown } | undefined;
-  if (!done?.indicators) return null;
-  return { content: null, metadata: { type: a.type ?? "application/octet-stream" }, analysis: done };
 }

@@ -67,15 +67,6 @@ export interface Processor {
    */
   startRun?(ctx: ProcessorContext): StreamingRun;
   /**
-   * Another processor this one's output can be read from, declared as data: `/analyzer/all` then
-   * derives it from that processor's analysis (`derive` answers null when it cannot: this
-   * processor runs itself), so the work is done once. May throw an HttpError for bad fields.
-   */
-  derivedFrom?: {
-    processor: string;
-    derive(analysis: unknown, fields: Record<string, string>): ProcessorOutput | null;
-  };
-  /**
    * What in its own analysis counts for the verdict (verdict.ts): malicious, suspicious, or left
    * unexamined, each at a node's path. Absent: nothing it answers changes the verdict.
    */

@@ -35,8 +35,10 @@ function recurseFrom(parent: TreeNode | null, limits: Limits): Recurse {
     const child = parent && tree ? tree.child(parent, n, b) : null;
     try {
       const out = await extractBytes(b, n, d, limits, child);
-      if (child) tree?.done(child, out);
-      return out;
+      if (!child || !tree) return out;
+      tree.done(child, out);
+      // Its text marked as its own, whatever its parent's format writes around it.
+      return { ...out, text: tree.marks.wrap(child.id, out.text) };
     } catch (err) {
       if (child) tree?.failed(child, err);
       throw err;
@@ -45,6 +47,11 @@ function recurseFrom(parent: TreeNode | null, limits: Limits): Recurse {
   if (parent && tree) {
     recurse.skipped = (n, size, status, reason) => tree.skipped(parent, n, size, status, reason);
     recurse.cut = (reason) => tree.cut(parent, reason);
+    recurse.within = (n, type) => {
+      const node = tree.part(parent, n, type);
+      if (!node) return { recurse, own: (text) => text };
+      return { recurse: recurseFrom(node, limits), own: (text) => tree.marks.wrap(node.id, text) };
+    };
   }
   return recurse;
 }

@@ -1,31 +1,29 @@
 /**
  * `POST /analyzer/extractor`: text and metadata, natively (no Java), from the upload's walk
  * (tree/walk.ts: sandbox processes, whose resident memory is what is bounded — a worker thread's
- * heap limit missed WASM, Buffers and native memory). The tree of children is in `extra.tree`.
+ * heap limit missed WASM, Buffers and native memory). Beside them, the node analyses
+ * (tree/node-analyses.ts) of the upload and of every child: fuzzy hashes and executable structure
+ * of each node, indicators of the text with each one's node; the tree of children is `extra.tree`.
  */
 import { Type } from "typebox";
 import type { FilesConfig } from "../../config.ts";
-import { ExecutableInspector, type ExecutableResult } from "../../executable/index.ts";
-import { FuzzyHasher } from "../../fuzzy/index.ts";
-import { iocOptions } from "../../iocs/options.ts";
-import { extractionParts } from "../../iocs/parts.ts";
-import { type IocScanner, IocScanTimeout } from "../../iocs/scanner.ts";
+import type { ExecutableResult } from "../../executable/index.ts";
+import type { FuzzyResult } from "../../fuzzy/index.ts";
+import { IocScanTimeout } from "../../iocs/scanner.ts";
 import type { UploadedFile } from "../../upload.ts";
 import { type Processor, ProcessorFailure } from "../processor.ts";
 import { extractorAnalysis } from "../schemas.ts";
-import { type ShownNode, shownNodes, type TreeNode } from "../tree/nodes.ts";
-import { withNodePaths } from "../tree/text-paths.ts";
+import type { NodeAnalyses, WalkDone } from "../tree/node-analyses.ts";
+import { type ShownNode, shownNodes } from "../tree/nodes.ts";
 import type { Walker } from "../tree/walk.ts";
 import { ocrEngine } from "./backends/ocr.ts";
 import { passwordsFieldSchema } from "./passwords-field.ts";
-import type { ExtractResult } from "./worker.ts";
 
 export function createExtractorProcessor(
   config: FilesConfig,
   walker: Walker,
-  scanner: IocScanner,
+  analyses: NodeAnalyses,
 ): Processor {
-  const { hasher, inspector, fuzzyOf, iocsOf, executableOf, treeOf } = createEnrichers(config, scanner);
   return {
     name: "extractor",
     url: "/analyzer/extractor",
@@ -36,34 +34,44 @@ export function createExtractorProcessor(
     metadataSchema: Type.Null(),
     analysisSchema: extractorAnalysis,
     async run(file, fields, ctx) {
-      const passwords = walker.passwords(fields);
-      const fuzzyHashes = fuzzyOf(file, ctx.signal);
-      fuzzyHashes.catch(() => {}); // awaited below; ignored when the extraction fails first
-      const executable = executableOf(file, ctx.signal);
-      executable.catch(() => {});
-      const result = await walker.walk(file, passwords, ctx);
-      if (!result.ok) throw new ProcessorFailure("parse_error", result.error);
-      const [fuzzy, found, facts, tree] = await Promise.all([
-        fuzzyHashes,
-        iocsOf(result, ctx.signal),
-        executable,
-        treeOf(result.nodes, file, ctx.signal),
+      const walking = walker.walk(file, walker.passwords(fields), ctx);
+      const walked = walking.then((w) =>
+        w.ok ? w : Promise.reject(new ProcessorFailure("parse_error", w.error)),
+      );
+      const fuzzy = analyses.schedule(analyses.fuzzy, file, walked, ctx.signal);
+      const executable = analyses.schedule(analyses.executable, file, walked, ctx.signal);
+      const iocs = analyses.schedule(analyses.iocs(), file, walked, ctx.signal);
+      const walk = await walked;
+      const [rootFuzzy, facts, found, childFuzzy, childFacts] = await Promise.all([
+        fuzzy.root,
+        executable.root,
+        iocs.text?.catch((err: unknown) => {
+          if (err instanceof IocScanTimeout) return { error: "timeout" };
+          throw err;
+        }),
+        fuzzy.children,
+        executable.children,
       ]);
-      const iocs = withNodePaths(found, result.content, result.nodes);
+      const hashes = {
+        ...file.hashes,
+        ...fuzzyHashes(rootFuzzy ?? null),
+        ...executableHashes(facts ?? null),
+      };
+      const tree = treeOf(walk, file, childFuzzy, childFacts);
       return {
-        content: result.content,
+        content: walk.content,
         metadata: null,
         analysis: {
           content_length: file.size,
-          created: result.created,
-          title: result.title,
-          type: result.type,
-          language: result.language,
+          created: walk.created,
+          title: walk.title,
+          type: walk.type,
+          language: walk.language,
           extra: {
-            ...result.extra,
-            hashes: { ...file.hashes, ...fuzzy, ...executableHashes(facts) },
+            ...walk.extra,
+            hashes,
             file: { name: file.filename, declared_type: file.declaredType },
-            iocs,
+            iocs: found,
             ...(facts ? { executable: facts } : {}),
             tree,
           },
@@ -86,65 +94,42 @@ export function createExtractorProcessor(
         ...(config.ocr ? { ocr: await ocrEngine() } : {}),
       };
     },
-    async close() {
-      await Promise.all([hasher.close(), inspector.close()]);
-    },
+    close: () => analyses.close(),
   };
 }
 
-/** The hashes, indicators and executable facts added to each extraction, each in its own pool. */
-function createEnrichers(config: FilesConfig, scanner: IocScanner) {
-  // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
-  const workers = {
-    threads: config.extractWorkers,
-    minThreads: config.workerMinThreads,
-    idleMs: config.workerIdleMs,
-  };
-  const hasher = new FuzzyHasher({
-    ...workers,
-    timeoutMs: config.fuzzyTimeoutMs,
-    maxBytes: config.fuzzyMaxBytes,
+type TreeShown = Omit<ShownNode, "hashes"> & {
+  hashes?: Record<string, string | null>;
+  executable?: ExecutableResult;
+};
+
+/**
+ * The tree as answered, each child with what the node analyses found in it: its fuzzy hashes beside
+ * the others, an executable child's structure (the root's are in `extra.hashes` and
+ * `extra.executable`, where Mandolin's clients read them).
+ */
+function treeOf(
+  walk: WalkDone,
+  file: UploadedFile,
+  fuzzy: Map<number, FuzzyResult> | undefined,
+  facts: Map<number, ExecutableResult> | undefined,
+): { nodes: TreeShown[] } {
+  const shown: TreeShown[] = shownNodes(walk.nodes, file) as TreeShown[];
+  walk.nodes.forEach((n, i) => {
+    const node = shown[i] as TreeShown;
+    if (n.parent === null) return; // the root's are `extra.hashes` and `extra.executable`
+    const own = fuzzyHashes(fuzzy?.get(n.id) ?? null);
+    if (node.hashes && Object.keys(own).length) node.hashes = { ...node.hashes, ...own };
+    const executable = facts?.get(n.id);
+    if (executable) node.executable = executable;
   });
-  // Fuzzy hashes start with the extraction (they read the file, not its text); indicators follow it.
-  const fuzzyOf = (file: UploadedFile, signal: AbortSignal) =>
-    hasher
-      .hash(file.path, file.size, signal)
-      .then((f) => (f.skipped ? { fuzzy_skipped: f.skipped } : { ssdeep: f.ssdeep, tlsh: f.tlsh }));
-  const iocsOf = (result: ExtractResult & { ok: true }, signal: AbortSignal) =>
-    scanner
-      .scan(
-        extractionParts({ content: result.content, title: result.title, extra: result.extra }),
-        iocOptions(config),
-        signal,
-      )
-      .catch((err: unknown) => {
-        if (err instanceof IocScanTimeout) return { error: "timeout" };
-        throw err;
-      });
-  // Executable structure (docs/extraction.md, "Executables"): YARA-X modules in YARA worker threads.
-  const inspector = new ExecutableInspector({
-    ...workers,
-    timeoutMs: config.executableTimeoutMs,
-    maxBytes: config.executableMaxBytes,
-    maxItems: config.executableMaxItems,
-    maxOutputChars: config.executableMaxOutputChars,
-    maxTableEntries: config.executableMaxTableEntries,
-  });
-  const executableOf = (file: UploadedFile, signal: AbortSignal) =>
-    inspector.inspect(file.path, file.size, signal);
-  // Every executable child's structure too, beside its node (`extra.tree.nodes[i].executable`).
-  const treeOf = async (nodes: TreeNode[], file: UploadedFile, signal: AbortSignal) => {
-    const shown: Array<ShownNode & { executable?: ExecutableResult }> = shownNodes(nodes, file);
-    await Promise.all(
-      nodes.map(async (n, i) => {
-        if (n.parent === null || !n.file) return;
-        const facts = await inspector.inspect(n.file, n.size ?? 0, signal).catch(() => null);
-        if (facts) (shown[i] as ShownNode & { executable?: ExecutableResult }).executable = facts;
-      }),
-    );
-    return { nodes: shown };
-  };
-  return { hasher, inspector, fuzzyOf, iocsOf, executableOf, treeOf };
+  return { nodes: shown };
+}
+
+/** ssdeep and TLSH (null when the file is too short or too plain for it), or why they were not computed. */
+function fuzzyHashes(f: FuzzyResult | null): Record<string, string | null> {
+  if (!f) return {};
+  return f.skipped ? { fuzzy_skipped: f.skipped } : { ssdeep: f.ssdeep, tlsh: f.tlsh };
 }
 
 /** imphash (PE) and telfhash (ELF) sit with the other hashes too. */

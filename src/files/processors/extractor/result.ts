@@ -20,6 +20,12 @@ export interface Recurse {
   skipped?(name: string, size: number | null, status: "encrypted" | "limit", reason: string): void;
   /** Records that not every child of the file being read was listed or read (a limit). */
   cut?(reason: string): void;
+  /**
+   * A child held inside the file being read without being a file of its own (a message attached
+   * to an Outlook message): a node whose own children go through `recurse`, and whose text `own`
+   * marks as its.
+   */
+  within?(name: string, type: string): { recurse: Recurse; own(text: string): string };
 }
 
 export interface ExtractLimits {

@@ -6,9 +6,10 @@
  * password worked, over a limit) is a node too, with the reason: never silently dropped.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Typed } from "./result.ts";
+import { TextMarks } from "./text-spans.ts";
 
 export type NodeStatus = "analysed" | "encrypted" | "limit" | "failed";
 
@@ -58,12 +59,13 @@ export function budgetOf(reason: string): string {
 
 export class Tree {
   readonly nodes: TreeNode[] = [];
+  /** Each child's text marked as its own (text-spans.ts). */
+  readonly marks = new TextMarks();
   readonly #dir: string | undefined;
   readonly #limits: TreeLimits;
   #bytesLeft: number;
-  #made = false;
 
-  /** `dir`: the upload's private folder for its children (created with the first); none: not written. */
+  /** `dir`: the upload's private folder for its children (made by the parent process); none: not written. */
   constructor(rootName: string, rootSize: number, dir: string | undefined, limits: TreeLimits) {
     this.#dir = dir;
     this.#limits = limits;
@@ -94,10 +96,15 @@ export class Tree {
     this.#bytesLeft -= bytes.length;
     node.hashes = hashesOf(bytes);
     if (this.#dir === undefined) return node;
-    if (!this.#made) mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    this.#made = true;
     node.file = path.join(this.#dir, String(node.id));
     writeFileSync(node.file, bytes, { mode: 0o600 });
+    return node;
+  }
+
+  /** A child that is not a file of its own (a message inside a message): no bytes, read in place. */
+  part(parent: TreeNode, name: string, type: string): TreeNode | null {
+    const node = this.#add(parent, name, null, "analysed");
+    if (node) node.type = type;
     return node;
   }
 

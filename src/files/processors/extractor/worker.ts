@@ -9,6 +9,7 @@ import { Budget } from "./budget.ts";
 import { extractBytes } from "./extract.ts";
 import { Keyring } from "./passwords.ts";
 import { type ExtractLimits, normaliseWhitespace, ParseFailure } from "./result.ts";
+import { carrySpans, clipSpans, type TextSpan } from "./text-spans.ts";
 import { Tree, type TreeNode } from "./tree.ts";
 
 export interface ExtractTask {
@@ -17,7 +18,7 @@ export interface ExtractTask {
   limits: ExtractLimits;
   /** When the extraction's time is up (epoch ms): archive entries stop being opened as it comes near. */
   deadline: number;
-  /** The upload's own private folder for its children's bytes (created when the first is written); without it they are not written. */
+  /** The upload's own private folder for its children's bytes, made by the parent (never here: see scratch.ts); without it they are not written. */
   childrenDir?: string;
 }
 
@@ -32,6 +33,8 @@ export type ExtractResult =
       extra: Record<string, Record<string, unknown>>;
       /** The root (the upload) first, then every child taken out, in the order they were met. */
       nodes: TreeNode[];
+      /** Each child's own text in `content` (the rest is the root's). */
+      spans: TextSpan[];
     }
   | { ok: false; type: string | null; error: string; nodes: TreeNode[] };
 
@@ -53,18 +56,16 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
     const keyring = new Keyring(settings.passwords ?? [], settings.maxPasswordTries ?? 0);
     const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget, keyring, tree });
     tree.root.type = out.type;
-    let content = normaliseWhitespace(out.text);
+    const { content, spans, cut } = ownText(tree, out.text, task.limits.maxChars);
     const loupe: Record<string, unknown> = { ...out.extra.loupe };
-    if (content.length > task.limits.maxChars) {
-      content = content.slice(0, task.limits.maxChars);
-      budget.stop("more text than EXTRACT_MAX_CHARS allows");
-    }
+    if (cut) budget.stop("more text than EXTRACT_MAX_CHARS allows");
     if (budget.reason) loupe.truncated = budget.reason;
     const language = content.length >= MIN_LANGUAGE_CHARS ? detect(content.slice(0, 20_000)) || null : null;
     return {
       nodes: tree.nodes,
       ok: true,
       content,
+      spans,
       title: out.title?.trim() || null,
       created: out.created ?? null,
       type: out.type,
@@ -82,4 +83,14 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
       error: err instanceof ParseFailure ? message : `could not read the file: ${message}`,
     };
   }
+}
+
+/** The text with its marks taken out, whitespace normalised, cut at `maxChars`, and each child's span in it. */
+function ownText(tree: Tree, marked: string, maxChars: number) {
+  const { text, spans } = tree.marks.unwrap(marked);
+  const normalised = normaliseWhitespace(text);
+  const cut = normalised.length > maxChars;
+  const content = cut ? normalised.slice(0, maxChars) : normalised;
+  const carried = spans.length ? carrySpans(text, normalised, spans) : [];
+  return { content, cut, spans: clipSpans(carried, content.length) };
 }

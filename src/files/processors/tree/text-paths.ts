@@ -1,28 +1,41 @@
 /**
- * Which node a place in the extracted text comes from. The text carries one marker line per child
- * (`── name ──`, `── attachment name ──`) in the order the walk met the children, which is the
- * order of the nodes; each marker is matched to the next node of that name, and an offset belongs
- * to the last marker before it (the root's before the first). Text a container adds after its
- * children is attributed to its last child: markers have no end.
+ * Which node a place in the extracted text comes from: the walk says where each child's own text
+ * lies (its span, extractor/text-spans.ts; spans nest as the tree does), and an offset belongs to
+ * the innermost span around it — the root outside every span. Text a container writes after its
+ * children is the container's.
  */
+import type { TextSpan } from "../extractor/text-spans.ts";
 import { pathOf, type TreeNode } from "./nodes.ts";
 
-/** One marker per line, bounded: linear. */
-const MARKER = /^── (?:attachment )?([^\n]{0,1000}) ──$/gm;
-
-export function pathsInText(content: string, nodes: TreeNode[]): (offset: number) => string {
+/** The path of the node an offset of the content belongs to. */
+export function pathsInText(spans: TextSpan[], nodes: TreeNode[]): (offset: number) => string {
   const root = nodes[0] ? pathOf(nodes[0]) : "";
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const owner = (id: number | undefined) => {
+    const node = id === undefined ? undefined : byId.get(id);
+    return node ? pathOf(node) : root;
+  };
+  // Flattened into runs, each owned by the innermost span open there (outer spans first at a tie).
+  const sorted = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
   const starts: number[] = [];
   const paths: string[] = [];
-  let next = 1;
-  for (const m of content.matchAll(MARKER)) {
-    let at = next;
-    while (at < nodes.length && nodes[at]?.name !== m[1]) at++;
-    if (at >= nodes.length) continue; // a line that only looks like a marker
-    next = at + 1;
-    starts.push(m.index);
-    paths.push(pathOf(nodes[at] as TreeNode));
+  const open: TextSpan[] = [];
+  const run = (at: number) => {
+    starts.push(at);
+    paths.push(owner(open.at(-1)?.node));
+  };
+  const closeUntil = (at: number) => {
+    while (open.length && (open.at(-1) as TextSpan).end <= at) {
+      const ended = open.pop() as TextSpan;
+      run(ended.end);
+    }
+  };
+  for (const span of sorted) {
+    closeUntil(span.start);
+    open.push(span);
+    run(span.start);
   }
+  closeUntil(Number.POSITIVE_INFINITY);
   return (offset) => {
     let lo = 0;
     let hi = starts.length;
@@ -38,10 +51,10 @@ export function pathsInText(content: string, nodes: TreeNode[]): (offset: number
 type Located = { locations?: Array<{ part: string; offset: number; path?: string }> };
 
 /** Adds each content location's node path to an indicator scan's result (in place). */
-export function withNodePaths<T extends object>(result: T, content: string, nodes: TreeNode[]): T {
+export function withNodePaths<T extends object>(result: T, spans: TextSpan[], nodes: TreeNode[]): T {
   const indicators = (result as { indicators?: unknown }).indicators;
   if (!Array.isArray(indicators) || nodes.length < 2) return result;
-  const at = pathsInText(content, nodes);
+  const at = pathsInText(spans, nodes);
   for (const indicator of indicators as Located[])
     for (const l of indicator.locations ?? []) if (l.part === "content") l.path = at(l.offset);
   return result;

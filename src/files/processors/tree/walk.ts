@@ -10,6 +10,7 @@ import type { FilesConfig } from "../../config.ts";
 import { findPrlimit } from "../../sandbox/memory.ts";
 import { SandboxFailure, SandboxPool } from "../../sandbox/pool.ts";
 import { ClientShare } from "../../sandbox/share.ts";
+import { Scratch } from "../../scratch.ts";
 import type { InMemoryFile, UploadedFile } from "../../upload.ts";
 import { passwordsField } from "../extractor/passwords-field.ts";
 import type { TreeNode } from "../extractor/tree.ts";
@@ -92,11 +93,14 @@ export class Walker {
     if (!mayHoldChildren(head)) return work(rootOnly(file));
     if (!file.bytes) return work((await this.walk(file, passwords, ctx)).nodes);
     const dir = await mkdtemp(path.join(this.#config.tmpDir, `${process.pid}-memory-`));
+    const upload = path.join(dir, "upload");
+    const scratch = new Scratch(`${upload}.children`);
     try {
-      const onDisk: UploadedFile = { ...file, bytes: undefined, path: path.join(dir, "upload") };
+      const onDisk: UploadedFile = { ...file, bytes: undefined, path: upload, scratch };
       await writeFile(onDisk.path, file.bytes, { mode: 0o600 });
       return await work((await this.walk(onDisk, passwords, ctx)).nodes);
     } finally {
+      await scratch.remove();
       await rm(dir, { recursive: true, force: true });
     }
   }
@@ -109,13 +113,15 @@ export class Walker {
     let leave: (() => void) | undefined;
     try {
       if (ctx.client !== undefined) leave = await this.#share.enter(ctx.client, signal);
+      // Made here, never by the extraction process: once the upload is removed it stays removed.
+      const childrenDir = await file.scratch?.open();
       return await this.#pool.run(
         {
           path: file.path,
           filename: file.filename,
           limits: { ...this.#limits, passwords },
           deadline: Date.now() + timeoutMs,
-          childrenDir: file.scratchDir ?? `${file.path}.children`,
+          ...(childrenDir ? { childrenDir } : {}),
         },
         signal,
       );

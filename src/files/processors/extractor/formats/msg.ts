@@ -11,6 +11,8 @@ import { type Extracted, type ExtractLimits, isoDate, ParseFailure, type Recurse
 import { htmlToText } from "./html.ts";
 import { extractRtf, isRtf } from "./rtf.ts";
 
+const OUTLOOK = "application/vnd.ms-outlook";
+
 // The package is CommonJS: its class is the `default` property of the module.
 const MsgReader = msgreader.default;
 
@@ -150,8 +152,10 @@ async function readAttachments(
     }
     if (a.innerMsgContent && a.innerMsgContentFields) {
       const inner = a.innerMsgContentFields;
-      info.type = "application/vnd.ms-outlook";
-      const nested = await readAttachments(inner, reader, depth + 1, limits, recurse, budget);
+      info.type = OUTLOOK;
+      // A node of its own: its attachments' paths go through it.
+      const message = recurse.within?.(name, OUTLOOK) ?? { recurse, own: (text: string) => text };
+      const nested = await readAttachments(inner, reader, depth + 1, limits, message.recurse, budget);
       info.mail = headersOf(inner, nested.attachments);
       const sent = isoDate(inner.clientSubmitTime ?? inner.messageDeliveryTime ?? inner.creationTime);
       if (sent) info.date = sent;
@@ -162,7 +166,8 @@ async function readAttachments(
       ]
         .filter(Boolean)
         .join("\n");
-      texts.push(`── attachment ${name} ──\n${heading}\n${bodyText(inner)}`, ...nested.texts);
+      const own = [`${heading}\n${bodyText(inner)}`, ...nested.texts].join("\n\n");
+      texts.push(`── attachment ${name} ──\n${message.own(own)}`);
       continue;
     }
     info.size = a.contentLength ?? null;
