@@ -74,5 +74,8 @@ export const FILES_LAYERS: LayerOrder = [
     name: "processor contract",
     paths: ["src/files/processors/processor.ts", "src/files/processors/verdict.ts"],
   },
-  { name: "ground", paths: ["src/files/upload.ts", "src/files/sandbox/", "src/files/config.ts"] },
+  {
+    name: "ground",
+    paths: ["src/files/upload.ts", "src/files/scratch.ts", "src/files/sandbox/", "src/files/config.ts"],
+  },
 ];
