@@ -278,29 +278,30 @@ async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSi
   const file = row.file_path;
   if (!file || config.filesUrl === null) {
     const detail = file ? "No files service is configured (FILES_URL=none)." : "The file is gone.";
-    await failAnalysis(db, row.id, JSON.stringify({ code: "not_analysed", detail }));
     if (file) await removeUpload(file);
+    await failAnalysis(db, row.id, JSON.stringify({ code: "not_analysed", detail }));
     return;
   }
   try {
     const { text, answer } = await askFiles(config, { url: config.filesUrl, signal }, row, file);
     const keep = config.analysisKeepFiles && row.size <= config.analysisKeepMaxBytes;
+    // Gone before the analysis reads done: a done analysis whose file is not kept has none on disk.
+    await rm(secretsPath(file), { force: true });
+    if (!keep) await rm(file, { force: true });
     await finishAnalysis(db, row.id, {
       result: text,
       verdict: verdictLevel(answer),
       nodes: treeIndex(answer, row),
       filePath: keep ? file : null,
     });
-    await rm(secretsPath(file), { force: true });
-    if (!keep) await rm(file, { force: true });
   } catch (err) {
     // Closing: left pending with its file, for the next process (its lease runs out).
     if (signal.aborted) return;
     // Every failure ends the analysis with a reason: none is left pending to be tried forever.
     const known = err instanceof FilesCallError;
     const reason = { code: known ? err.code : "internal_error", detail: (err as Error).message };
-    await failAnalysis(db, row.id, JSON.stringify(reason));
     await removeUpload(file);
+    await failAnalysis(db, row.id, JSON.stringify(reason));
   }
 }
 
