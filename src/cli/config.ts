@@ -46,6 +46,8 @@ export function effectiveSettings(env: NodeJS.ProcessEnv = process.env): Effecti
   const out: Effective[] = [];
   for (const [group, spec] of Object.entries(SPECS)) {
     for (const s of Object.values(spec)) {
+      // A variable two groups read (FILES_URL: intel and analyze) is listed once.
+      if (out.some((e) => e.name === s.env)) continue;
       const raw = env[s.env];
       if (raw !== undefined && raw !== "") {
         out.push({ name: s.env, group, value: raw, source: origins.get(s.env) ?? "environment" });

@@ -399,6 +399,12 @@ export const intelSettings = {
     "Time allowed for the files service's answer on one file; past it the analysis fails (timeout).",
     { min: 1000 },
   ),
+  analysisLeaseSeconds: integer(
+    "INTEL_ANALYSIS_LEASE_SECONDS",
+    120,
+    "A pending analysis is held by the intel process that received its file for this long, renewed every third of it; past it (the process stopped) another process takes it over.",
+    { min: 1, max: 86_400 },
+  ),
   analysisProbeTimeoutMs: integer(
     "INTEL_ANALYSIS_PROBE_TIMEOUT_MS",
     5000,

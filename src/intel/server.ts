@@ -29,6 +29,9 @@ export async function buildIntelServer(opts: {
   const { services } = opts;
   const auth = tokenAuth(services);
   const admin = adminDeps(services);
+  // Files analyses run in the API process that received the file (services/analysis-runner.ts);
+  // the API's routes and (through this one instance) the panel's pages are their doors.
+  const analyses = createAnalyses(services, opts.common.dataDir, opts.logger);
   // A person signed in to the admin panel may browse the API docs without pasting a key.
   const docsAuth = async (req: FastifyRequest, reply: FastifyReply) => {
     await loadSession(req, admin);
@@ -64,8 +67,6 @@ export async function buildIntelServer(opts: {
       },
     },
   });
-  // Files analyses run in the API process that received the file (services/analysis-runner.ts).
-  const analyses = createAnalyses(services, opts.common.dataDir, opts.logger);
   app.addHook("onClose", () => analyses.close());
   // The panel's Analyse, report and History pages are a door to the same analyses.
   await registerAdmin(app, { ...admin, analyses });

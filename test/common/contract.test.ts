@@ -36,6 +36,14 @@ const FILES_FIELDS: Record<string, Record<string, string>> = {
   yara: { rules: "rule a { condition: true }" },
 };
 
+/** An upload for intel's analyses: `size` bytes and `fields`. */
+function analysisForm(fields: Record<string, string>, size = 10): FormData {
+  const body = new FormData();
+  for (const [k, v] of Object.entries(fields)) body.append(k, v);
+  body.append("file", new Blob([Buffer.alloc(size)]), "a.bin");
+  return body;
+}
+
 function form(fields: Record<string, unknown>): FormData {
   const body = new FormData();
   body.append("file", new Blob([Buffer.from("hello world\n")]), "a.txt");
@@ -59,7 +67,12 @@ describe("the OpenAPI documents are exact", () => {
     intel = await startIntelServer({
       databaseUrl: db.url,
       worker: false,
-      env: { INTEL_CONNECTORS: "", WEBHOOK_ALLOW_PRIVATE: "1" },
+      env: {
+        INTEL_CONNECTORS: "",
+        WEBHOOK_ALLOW_PRIVATE: "1",
+        FILES_URL: files.url,
+        INTEL_ANALYSIS_MAX_BYTES: "1000",
+      },
     });
     limited = await startIntelServer({
       databaseUrl: db.url,
@@ -126,6 +139,13 @@ describe("the OpenAPI documents are exact", () => {
       ["get_webhook", "GET", "/api/webhook/", {}, 404],
       ["delete_webhook", "DELETE", "/api/webhook/", {}, 404],
       ["set_webhook", "PUT", "/api/webhook/", { body: JSON.stringify({ url: "ftp://example.org/" }) }, 400],
+      ["get_analysis", "GET", "/api/analyses/0/", {}, 404],
+      ["enrich_analysis", "POST", "/api/analyses/0/enrich/", {}, 404],
+      ["share_analysis", "POST", "/api/analyses/0/share/", { body: "{}" }, 404],
+      ["create_analysis", "POST", "/api/analyses/", { body: "{}" }, 400],
+      ["create_analysis", "POST", "/api/analyses/", { body: analysisForm({ colour: "red" }) }, 400],
+      ["create_analysis", "POST", "/api/analyses/", { body: analysisForm({}, 1001) }, 413],
+      ["list_analyses", "GET", "/api/analyses/?verdict=fine", {}, 400],
       ["ask_about_subject", "POST", "/api/request/", { body: "{not json" }, 400],
       [
         "ask_about_subject",
@@ -170,7 +190,7 @@ describe("the OpenAPI documents are exact", () => {
         intelOp(id),
         method,
         path,
-        { headers: init.body ? jsonAuth : auth, ...init },
+        { headers: init.body && !(init.body instanceof FormData) ? jsonAuth : auth, ...init },
         status,
       );
     // With a webhook set, DELETE answers 204 (documented instead of a default 200).

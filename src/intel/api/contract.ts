@@ -77,6 +77,41 @@ export const INTEL_CONTRACT: ContractPolicy = {
         codes: ["invalid_webhook_url", "webhook_unresolvable", "webhook_address_refused"],
       },
     },
+    create_analysis: {
+      400: {
+        meaning: "The upload is refused",
+        codes: [
+          "not_multipart",
+          "invalid_multipart",
+          "missing_file",
+          "unexpected_file",
+          "too_many_files",
+          "too_many_fields",
+          "duplicate_field",
+          "unknown_field",
+          "invalid_tlp",
+          "invalid_pap",
+        ],
+      },
+      413: {
+        meaning: "The file is over INTEL_ANALYSIS_MAX_BYTES, or a field over INTEL_ANALYSIS_MAX_FIELD_BYTES",
+        codes: ["file_too_large", "field_too_large"],
+      },
+      503: {
+        meaning:
+          "No files service is configured (FILES_URL=none), or it does not answer: the detail says how to set FILES_URL",
+        codes: ["files_service_not_configured", "files_service_unavailable"],
+      },
+    },
+    get_analysis: { 404: notFound },
+    enrich_analysis: {
+      404: notFound,
+      409: { meaning: "The analysis is pending or failed: nothing to enrich", codes: ["analysis_not_done"] },
+    },
+    share_analysis: {
+      403: { meaning: "Only an administrator may share an analysis", codes: ["admin_only"] },
+      404: notFound,
+    },
     get_webhook: { 404: { meaning: "This key has no webhook", codes: ["not_found"] } },
     delete_webhook: {
       204: { meaning: "Removed", codes: [] },

@@ -72,12 +72,22 @@ export function treeIndex(answer: unknown, upload: UploadFacts): TreeNodeIndex[]
     });
   }
   if (!nodes.some((n) => n.sha256 === upload.sha256 && !n.path.includes(" › ")))
-    nodes.unshift({ path: upload.name, ...upload });
+    nodes.unshift({
+      path: upload.name,
+      name: upload.name,
+      sha256: upload.sha256,
+      sha1: upload.sha1,
+      md5: upload.md5,
+    });
   return nodes;
 }
 
-/** The indicators of the answer (iocs' list), each with the node paths it was found at, in the answer's order. */
-export function foundIndicators(answer: unknown): FoundIndicator[] {
+/**
+ * The indicators of the answer (iocs' list), each with the node paths it was found at, in the
+ * answer's order. A location without a path is in the upload itself (a file with no children has
+ * no paths in its locations): `rootPath`.
+ */
+export function foundIndicators(answer: unknown, rootPath: string): FoundIndicator[] {
   const list = entry(answer, "iocs")?.indicators;
   if (!Array.isArray(list)) return [];
   const out: FoundIndicator[] = [];
@@ -88,9 +98,7 @@ export function foundIndicators(answer: unknown): FoundIndicator[] {
     const value = text(i.value);
     if (!superType || !type || !value) continue;
     const locations = Array.isArray(i.locations) ? i.locations : [];
-    const paths = [
-      ...new Set(locations.flatMap((l) => (isObject(l) && text(l.path) ? [l.path as string] : []))),
-    ];
+    const paths = [...new Set(locations.flatMap((l) => (isObject(l) ? [text(l.path) ?? rootPath] : [])))];
     out.push({ superType, type, value, paths });
   }
   return out;

@@ -26,7 +26,7 @@ import {
 import type { AnalysesTable } from "../store/analysis-schema.ts";
 import { enrichAnalysis, enrichmentOf, type IndicatorVerdict } from "./analysis-enrich.ts";
 import { analyseWithFiles, FilesCallError, probeFiles } from "./analysis-files.ts";
-import { type AnalysisRunner, createAnalysisRunner, leaseFromNow } from "./analysis-runner.ts";
+import { type AnalysisRunner, createAnalysisRunner } from "./analysis-runner.ts";
 import { type AnalysisView, analysisJson, analysisView } from "./analysis-views.ts";
 import { recordAudit } from "./audit.ts";
 import type { IntelServices } from "./index.ts";
@@ -108,8 +108,9 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
   const runner: AnalysisRunner = createAnalysisRunner({
     db,
     concurrency: config.analysisConcurrency,
+    leaseMs: config.analysisLeaseSeconds * 1000,
     keepDays: config.analysisKeepFiles ? config.analysisKeepDays : null,
-    run: (row) => runAnalysis(services, row),
+    run: (row, signal) => runAnalysis(services, row, signal),
     log,
   });
 
@@ -144,9 +145,10 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
     enrich: async (viewer, id) => enrichAnalysis(services, viewer.username, await visibleRow(viewer, id)),
     list: (viewer, query) => listVisible(services, viewer, query),
     share: async (viewer, id, shared) => {
+      // Someone who cannot see it learns nothing (404) before being told who may share (403).
+      const row = await visibleRow(viewer, id);
       if (!canSeeAll(viewer))
         throw new HttpError(403, "admin_only", "Only an administrator may share an analysis.");
-      const row = await visibleRow(viewer, id);
       await setShared(db, id, shared);
       await recordAudit(
         db,
@@ -166,18 +168,10 @@ function markingOf(kind: "tlp" | "pap", raw: string | undefined, fallback: Marki
   return checkedMarking(kind, raw === "" ? undefined : raw) ?? fallback;
 }
 
-async function createAnalysis(
-  services: Services,
-  runner: AnalysisRunner,
-  viewer: Viewer,
-  upload: Upload,
-): Promise<{ status: 202; analysis: AnalysisView } | { status: 200; json: string }> {
-  const { db } = services.store;
+/** A new upload's row, pending, held by this process's runner. */
+function pendingRow(services: Services, viewer: Viewer, upload: Upload, leaseUntil: string): AnalysesTable {
   const { config } = services;
-  const tlp = markingOf("tlp", upload.fields.tlp, config.analysisDefaultTlp);
-  const pap = markingOf("pap", upload.fields.pap, config.analysisDefaultPap);
-  const key = rulesKey(upload.fields);
-  const row: AnalysesTable = {
+  return {
     id: upload.id,
     user_id: viewer.id,
     name: cleanName(upload.name),
@@ -185,26 +179,34 @@ async function createAnalysis(
     sha1: upload.sha1,
     md5: upload.md5,
     size: upload.size,
-    rules_key: key,
+    rules_key: rulesKey(upload.fields),
     status: "pending",
     error: null,
-    tlp,
-    pap,
+    tlp: markingOf("tlp", upload.fields.tlp, config.analysisDefaultTlp),
+    pap: markingOf("pap", upload.fields.pap, config.analysisDefaultPap),
     verdict: null,
     result: null,
     cached_from: null,
     shared: 0,
     created_at: new Date().toISOString(),
     finished_at: null,
-    lease_until: leaseFromNow(),
+    lease_until: leaseUntil,
     file_path: upload.path,
   };
-  const detail = `${row.name} (${row.sha256}, TLP:${tlp}, PAP:${pap})`;
-  const cached = await cachedAnswer(services, upload, key);
-  if (cached) {
+}
+
+async function createAnalysis(
+  services: Services,
+  runner: AnalysisRunner,
+  viewer: Viewer,
+  upload: Upload,
+): Promise<{ status: 202; analysis: AnalysisView } | { status: 200; json: string }> {
+  const { db } = services.store;
+  const row = pendingRow(services, viewer, upload, runner.leaseUntil());
+  const detail = `${row.name} (${row.sha256}, TLP:${row.tlp}, PAP:${row.pap})`;
+  const done = await fromCache(services, row);
+  if (done) {
     await rm(upload.path, { force: true });
-    const done = { ...copyOf(cached.source), file_path: null, lease_until: null };
-    await insertAnalysis(db, done, cached.nodes);
     await recordAudit(db, viewer.username, "analysis.upload", row.id, `${detail}, from the cache`);
     return { status: 200, json: analysisJson({ ...done, username: viewer.username }, { indicators: [] }) };
   }
@@ -213,28 +215,39 @@ async function createAnalysis(
   await recordAudit(db, viewer.username, "analysis.upload", row.id, detail);
   runner.enqueue(row.id);
   return { status: 202, analysis: analysisView({ ...row, username: viewer.username }) };
-
-  /** The cache row: this upload's own facts with the earlier analysis' answer. */
-  function copyOf(source: AnalysesTable) {
-    return {
-      ...row,
-      status: "done",
-      verdict: source.verdict,
-      result: source.result,
-      cached_from: source.id,
-      finished_at: source.finished_at,
-    };
-  }
 }
 
-/** The earlier analysis of this file with these rules, within the cache's time, and its node index. */
-async function cachedAnswer(services: Services, upload: Upload, key: string) {
+/**
+ * The upload answered by an earlier analysis of the same file with the same rules, within the
+ * cache's time, recorded as an analysis of its own (this upload's name, owner and marking; the
+ * earlier answer and age), or undefined. Its node index is the earlier one under this name.
+ */
+async function fromCache(services: Services, row: AnalysesTable): Promise<AnalysesTable | undefined> {
+  const { db } = services.store;
   const seconds = services.config.analysisCacheSeconds;
   if (seconds === 0) return undefined;
   const since = new Date(Date.now() - seconds * 1000).toISOString();
-  const source = await findCached(services.store.db, { sha256: upload.sha256, rulesKey: key }, since);
+  const source = await findCached(db, { sha256: row.sha256, rulesKey: row.rules_key }, since);
   if (!source) return undefined;
-  return { source, nodes: await nodesOf(services.store.db, source.id) };
+  const renamed = (p: string) =>
+    p === source.name || p.startsWith(`${source.name} › `) ? row.name + p.slice(source.name.length) : p;
+  const nodes = (await nodesOf(db, source.id)).map((n) => ({
+    ...n,
+    path: renamed(n.path),
+    name: n.path === source.name ? row.name : n.name,
+  }));
+  const done: AnalysesTable = {
+    ...row,
+    status: "done",
+    verdict: source.verdict,
+    result: source.result,
+    cached_from: source.id,
+    finished_at: source.finished_at,
+    file_path: null,
+    lease_until: null,
+  };
+  await insertAnalysis(db, done, nodes);
+  return done;
 }
 
 async function listVisible(services: Services, viewer: Viewer, query: ListQuery) {
@@ -259,7 +272,7 @@ async function listVisible(services: Services, viewer: Viewer, query: ListQuery)
 }
 
 /** Sends one pending analysis to the files service and records its answer or why it failed. */
-async function runAnalysis(services: Services, row: AnalysisRow): Promise<void> {
+async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSignal): Promise<void> {
   const { db } = services.store;
   const { config } = services;
   const file = row.file_path;
@@ -269,35 +282,51 @@ async function runAnalysis(services: Services, row: AnalysisRow): Promise<void> 
     if (file) await removeUpload(file);
     return;
   }
-  const fields: Record<string, string> = {};
-  const secrets = await readSecrets(file);
-  if (secrets.password) fields.passwords = secrets.password;
-  if (secrets.rules) fields.rules = secrets.rules;
   try {
-    const text = await analyseWithFiles({
-      url: config.filesUrl,
-      filePath: file,
-      name: row.name,
-      fields,
-      timeoutMs: config.analysisTimeoutMs,
-      maxBytes: config.analysisResultMaxBytes,
-    });
-    const answer = JSON.parse(text) as unknown;
+    const { text, answer } = await askFiles(config, { url: config.filesUrl, signal }, row, file);
     const keep = config.analysisKeepFiles && row.size <= config.analysisKeepMaxBytes;
-    const nodes = treeIndex(answer, row);
     await finishAnalysis(db, row.id, {
       result: text,
       verdict: verdictLevel(answer),
-      nodes,
+      nodes: treeIndex(answer, row),
       filePath: keep ? file : null,
     });
     await rm(secretsPath(file), { force: true });
     if (!keep) await rm(file, { force: true });
   } catch (err) {
-    const code = err instanceof FilesCallError ? err.code : "bad_answer";
-    const detail = err instanceof FilesCallError ? err.message : `the files service's answer is not JSON`;
-    await failAnalysis(db, row.id, JSON.stringify({ code, detail }));
+    // Closing: left pending with its file, for the next process (its lease runs out).
+    if (signal.aborted) return;
+    // Every failure ends the analysis with a reason: none is left pending to be tried forever.
+    const known = err instanceof FilesCallError;
+    const reason = { code: known ? err.code : "internal_error", detail: (err as Error).message };
+    await failAnalysis(db, row.id, JSON.stringify(reason));
     await removeUpload(file);
+  }
+}
+
+/** The files service's answer on the file, as text and parsed; FilesCallError otherwise. */
+async function askFiles(
+  config: Services["config"],
+  to: { url: string; signal: AbortSignal },
+  row: AnalysisRow,
+  file: string,
+) {
+  const fields: Record<string, string> = {};
+  const secrets = await readSecrets(file);
+  if (secrets.password) fields.passwords = secrets.password;
+  if (secrets.rules) fields.rules = secrets.rules;
+  const text = await analyseWithFiles({
+    ...to,
+    filePath: file,
+    name: row.name,
+    fields,
+    timeoutMs: config.analysisTimeoutMs,
+    maxBytes: config.analysisResultMaxBytes,
+  });
+  try {
+    return { text, answer: JSON.parse(text) as unknown };
+  } catch {
+    throw new FilesCallError("bad_answer", "the files service's answer is not JSON");
   }
 }
 

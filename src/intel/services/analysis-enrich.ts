@@ -89,7 +89,7 @@ export async function enrichAnalysis(
       "analysis_not_done",
       "The analysis has no result yet (or failed): nothing to enrich.",
     );
-  const found = foundIndicators(JSON.parse(row.result));
+  const found = foundIndicators(JSON.parse(row.result), row.name);
   const max = services.config.analysisEnrichMax;
   const chosen = found.slice(0, max);
   const asks: Ask[] = [];

@@ -54,6 +54,8 @@ export interface FilesCall {
   fields: Record<string, string>;
   timeoutMs: number;
   maxBytes: number;
+  /** Aborts the call (the process is closing). */
+  signal: AbortSignal;
 }
 
 /** `/analyzer/all`'s answer as text (JSON); throws FilesCallError with a reason otherwise. */
@@ -66,7 +68,7 @@ export async function analyseWithFiles(call: FilesCall): Promise<string> {
     res = await fetch(`${call.url}/analyzer/all`, {
       method: "POST",
       body: form,
-      signal: AbortSignal.timeout(call.timeoutMs),
+      signal: AbortSignal.any([AbortSignal.timeout(call.timeoutMs), call.signal]),
     });
   } catch (err) {
     const timeout = (err as Error).name === "TimeoutError";

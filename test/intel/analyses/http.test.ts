@@ -1,11 +1,12 @@
 /**
  * Files analyses end to end, on SQLite and PostgreSQL: a real files process (with a real clamd)
- * behind a real intel server, fake vendors on loopback in their real formats. An upload goes
- * pending → done with the files service's verdict; EICAR in an encrypted zip opened with the
- * upload's password is malicious at its path; the history finds it by a child's sha256; the same
- * file again is answered from storage with its age; another user's key sees nothing; a RED file's
- * indicators reach the user's own MISP and never the public vendor, and the graph links the file
- * to them; hostile names are data; a file past the limit is 413.
+ * behind a real intel server, fake vendors on loopback in their real formats and the offline IP
+ * database. An upload goes pending → done with the files service's verdict; EICAR in an encrypted
+ * zip opened with the upload's password is malicious at its path; the history finds it by a
+ * child's sha256; the same file again is answered from storage with its age; another user's key
+ * sees nothing; a RED file's indicators reach the offline IP database and the user's own MISP,
+ * never the public vendor, and the graph links the file to them; hostile names are data; a file
+ * past the limit is 413.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -13,8 +14,10 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { auditPage } from "../../../src/intel/services/audit.ts";
 import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
+import { multipartEmail } from "../../helpers/documents.ts";
 import { type DbKind, postgresSkipReason } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { type MarkingVendors, startMarkingVendors } from "../../helpers/marking-vendors.ts";
@@ -82,7 +85,13 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
       before(async () => {
         dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-"));
         stack = await startMarkingVendors(kind, {
-          env: { FILES_URL: files?.url ?? "", DATA_DIR: dataDir, INTEL_ANALYSIS_MAX_BYTES: "200000" },
+          env: {
+            FILES_URL: files?.url ?? "",
+            DATA_DIR: dataDir,
+            INTEL_ANALYSIS_MAX_BYTES: "200000",
+            // A local source (the offline IP database) beside the own MISP and the public vendor.
+            INTEL_CONNECTORS: "virustotal,misp,iplocation",
+          },
         });
         const { db } = stack.server.services.store;
         const other = await createUser(db, `other${kind}`, "other-password", false);
@@ -140,6 +149,27 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.notEqual(noPassword.verdict, "clean", "an archive nobody could open is never clean");
       });
 
+      it("finds EICAR in a phishing mail's encrypted attachment whose password is in the body, and the mail by the attachment's hash", async () => {
+        const attachment = await encryptedZip(
+          { "eicar.com": EICAR },
+          { password: "tulip-42", method: "zipcrypto" },
+        );
+        const mail = multipartEmail({
+          subject: `Invoice ${kind}`,
+          body: "Hello,\nthe invoice is attached. The password is tulip-42\nRegards",
+          attachmentName: "invoice.zip",
+          attachment,
+        });
+        const done = await analyse(Buffer.from(mail), "invoice.eml");
+        assert.equal(done.verdict, "malicious", JSON.stringify(done.result?.verdict));
+        assert.equal(done.result.verdict.reasons[0].path, "invoice.eml › invoice.zip › eicar.com");
+        const found = await json(await call(`/api/analyses/?q=${sha256(attachment)}`));
+        assert.deepEqual(
+          found.results.map((r: Json) => r.id),
+          [done.id],
+        );
+      });
+
       it("answers the same file with the same rules from storage, with its age, without the files service", async () => {
         const text = `cache me ${kind}`;
         const first = await analyse(text, "a.txt");
@@ -150,6 +180,11 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.notEqual(again.id, first.id);
         assert.ok(Number.isInteger(again.age_seconds) && again.age_seconds >= 0);
         assert.deepEqual(again.result, first.result);
+        const byName = await json(await call("/api/analyses/?q=b.txt"));
+        assert.ok(
+          byName.results.some((r: Json) => r.id === again.id),
+          "found under its own name",
+        );
         const withRules = await upload(text, "c.txt", { rules: "rule r { condition: true }" });
         assert.equal(withRules.status, 202, "other rules: analysed again");
         const ruled = await finished((await json(withRules)).id);
@@ -162,18 +197,24 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.deepEqual([res.status, (await json(res)).code], [404, "not_found"]);
         const list = await json(await call("/api/analyses/", {}, otherKey));
         assert.ok(!list.results.some((r: Json) => r.id === done.id));
-        const refused = await call(`/api/analyses/${done.id}/share/`, { method: "POST" }, otherKey);
+        const share = (as: string) =>
+          call(
+            `/api/analyses/${done.id}/share/`,
+            { method: "POST", headers: { "content-type": "application/json" }, body: '{"shared":true}' },
+            as,
+          );
+        const refused = await share(otherKey);
         assert.equal(refused.status, 404, "not even told it exists");
-        const shared = await call(`/api/analyses/${done.id}/share/`, { method: "POST" });
+        const shared = await share(key());
         assert.equal(shared.status, 200, JSON.stringify(await json(shared.clone())));
         assert.equal((await json(await call(`/api/analyses/${done.id}/`, {}, otherKey))).shared, true);
-        const own = await call(`/api/analyses/${done.id}/share/`, { method: "POST" }, otherKey);
+        const own = await share(otherKey);
         assert.deepEqual([own.status, (await json(own)).code], [403, "admin_only"]);
       });
 
       it("enriches a RED file's indicators through the user's own MISP only, and links the file to them in the graph", async () => {
         const domain = `bad-analysis-${kind}.com`;
-        const text = `Wire the money, details at https://${domain}/pay now.\n`;
+        const text = `Wire the money, details at https://${domain}/pay now (from 185.165.171.105).\n`;
         const done = await analyse(text, "note.txt");
         const vtBefore = stack.vt.calls.length;
         const res = await call(`/api/analyses/${done.id}/enrich/`, { method: "POST" });
@@ -181,17 +222,21 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.equal(res.status, 200, JSON.stringify(enriched));
         const asked = enriched.indicators.find((i: Json) => i.type === "DOMAIN" && i.value === domain);
         assert.ok(asked?.request_id, JSON.stringify(enriched));
-        assert.deepEqual(asked.paths, ["note.txt"]);
-        let indicator: Json;
-        for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
-          const body = await json(await call(`/api/analyses/${done.id}/`));
-          indicator = body.indicators.find((i: Json) => i.value === domain);
-          if (indicator.verdict !== "pending") break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        assert.deepEqual(asked.paths, ["note.txt"], JSON.stringify(done.result.processors.iocs));
+        const known = async (value: string): Promise<Json> => {
+          for (const deadline = Date.now() + 60_000; ; ) {
+            const body = await json(await call(`/api/analyses/${done.id}/`));
+            const found = body.indicators.find((i: Json) => i.value === value);
+            if (found.verdict !== "pending" || Date.now() > deadline) return found;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        };
+        const indicator = await known(domain);
         assert.equal(indicator.verdict, "not_found", JSON.stringify(indicator));
         assert.equal(indicator.sources.misp, "not_found");
         assert.equal(indicator.sources.virustotal, "skipped");
+        const ip = await known("185.165.171.105");
+        assert.deepEqual([ip.verdict, ip.sources.iplocation], ["found", "ok"], JSON.stringify(ip));
         assert.ok(
           stack.misp.calls.some((c) => c.body.includes(domain)),
           "the own MISP was asked",
@@ -209,10 +254,19 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.equal(sample?.type?.short_name, "SAMPLE", JSON.stringify(doc.entities));
         assert.equal(sample.attributes.file_name, "note.txt");
         assert.equal(stack.vt.calls.length, vtBefore, "still nothing after the unmarked ask");
+        const audit = await auditPage(stack.server.services.store.db, {
+          limit: 20,
+          offset: 0,
+          action: "analysis.enrich",
+        });
+        assert.ok(
+          audit.entries.some((e) => e.target === done.id && e.detail.includes("TLP:RED PAP:RED")),
+          JSON.stringify(audit.entries),
+        );
       });
 
-      it("keeps a hostile name as data, refuses a file past the limit with 413, and says when no files service answers", async () => {
-        const hostile = `<img src=x onerror=alert(1)>"'.txt`;
+      it("keeps a hostile name as data, refuses a file past the limit with 413 and other bodies with 400, leaving no file", async () => {
+        const hostile = "<img src=x onerror=alert(1)><svg onload=alert('x')>&lt;.txt";
         const done = await analyse("x", hostile);
         assert.equal(done.name, hostile);
         const big = await upload(Buffer.alloc(200_001), "big.bin");

@@ -104,6 +104,26 @@ for (const kind of ["sqlite", "postgres"] as DbKind[]) {
       assert.equal(await findCached(db, { ...key, rulesKey: hex("1", 64) }, "2000-01-01"), undefined);
     });
 
+    it("indexes a tree of 1,200 nodes (in slices) and finds the analysis by its last node's hash", async () => {
+      const { db } = suite.store;
+      const dave = await createUser(db, "dave", "dave-password", false);
+      await insertAnalysis(db, row("d1", dave.id, { sha256: hex("e", 64) }));
+      const nodes = Array.from({ length: 1200 }, (_, i) => {
+        const h = i.toString(16).padStart(64, "f");
+        return { path: `big.zip › m${i}`, name: `m${i}`, sha256: h, sha1: null, md5: null };
+      });
+      assert.equal(
+        await finishAnalysis(db, "d1", { result: "{}", verdict: "clean", nodes, filePath: null }),
+        true,
+      );
+      const last = (1199).toString(16).padStart(64, "f");
+      const found = await listAnalyses(db, { q: last }, { limit: 10, offset: 0 });
+      assert.deepEqual(
+        found.rows.map((r) => r.id),
+        ["d1"],
+      );
+    });
+
     it("hands an interrupted analysis to one runner, and fails one with a reason", async () => {
       const { db } = suite.store;
       const carol = await createUser(db, "carol", "carol-password", false);

@@ -1,0 +1,128 @@
+/**
+ * A files service that misbehaves, stood up on loopback: an analysis it refuses, answers with
+ * something that is not JSON, answers with more than INTEL_ANALYSIS_RESULT_MAX_BYTES or never
+ * answers ends `failed` with its reason (`files_service_refused`, `bad_answer`,
+ * `result_too_large`, `timeout`), leaves no file behind, and the same intel server goes on.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import {
+  type DbKind,
+  freshDatabase,
+  postgresSkipReason,
+  startIntelServer,
+  type TestIntelServer,
+} from "../../helpers/intel-server.ts";
+import { type Json, json } from "../../helpers/json.ts";
+import { serveOnLoopback } from "../../helpers/loopback.ts";
+
+const pgSkip = await postgresSkipReason();
+
+/** What the fake files service does with an upload whose name is the key. */
+const BEHAVIOURS: Record<string, (res: http.ServerResponse) => void> = {
+  "refused.bin": (res) => {
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ detail: "The file is larger than the limit.", code: "file_too_large" }));
+  },
+  "garbage.bin": (res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end("<html>not json</html>");
+  },
+  "huge.bin": (res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(`{"pad":"${"x".repeat(64 * 1024)}"}`);
+  },
+  // Never answers: the analysis' time limit ends it.
+  "silent.bin": () => undefined,
+};
+
+/** `close` ends the hanging answer too (serveOnLoopback closes every connection). */
+function startFaultyFiles() {
+  const server = http.createServer((req, res) => {
+    if (req.method === "GET") return void res.end('{"status":"ok"}');
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString("latin1");
+    });
+    req.on("end", () => {
+      const name = /filename="([^"]+)"/.exec(body)?.[1] ?? "";
+      BEHAVIOURS[name]?.(res);
+    });
+  });
+  return serveOnLoopback(server);
+}
+
+describe("files analyses: a files service that misbehaves", () => {
+  let files: Awaited<ReturnType<typeof startFaultyFiles>>;
+  before(async () => {
+    files = await startFaultyFiles();
+  });
+  after(async () => {
+    await files?.close();
+  });
+
+  for (const kind of ["sqlite", "postgres"] as DbKind[]) {
+    describe(`on ${kind}`, { skip: kind === "postgres" ? pgSkip : false }, () => {
+      let server: TestIntelServer;
+      let dataDir: string;
+      let drop: () => Promise<void>;
+      before(async () => {
+        dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-faults-"));
+        const db = await freshDatabase(kind);
+        drop = db.drop;
+        server = await startIntelServer({
+          databaseUrl: db.url,
+          env: {
+            INTEL_CONNECTORS: "",
+            DATA_DIR: dataDir,
+            FILES_URL: files.url,
+            INTEL_ANALYSIS_RESULT_MAX_BYTES: "1024",
+            INTEL_ANALYSIS_TIMEOUT_MS: "1000",
+          },
+        });
+      });
+      after(async () => {
+        await server?.close();
+        await drop?.();
+        await rm(dataDir, { recursive: true, force: true });
+      });
+
+      const failed = async (name: string): Promise<Json> => {
+        const body = new FormData();
+        body.append("file", new Blob([`${kind} ${name}`]), name);
+        const res = await fetch(`${server.url}/api/analyses/`, {
+          method: "POST",
+          headers: { authorization: `Token ${server.key}` },
+          body,
+        });
+        const created = await json(res);
+        assert.equal(res.status, 202, JSON.stringify(created));
+        for (const deadline = Date.now() + 60_000; ; ) {
+          const got = await json(await server.api(`/api/analyses/${created.id}/`));
+          if (got.status !== "pending" || Date.now() > deadline) return got;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+
+      it("ends each analysis failed with its reason, and keeps no file", async () => {
+        const expected: Record<string, string> = {
+          "refused.bin": "files_service_refused",
+          "garbage.bin": "bad_answer",
+          "huge.bin": "result_too_large",
+          "silent.bin": "timeout",
+        };
+        for (const [name, code] of Object.entries(expected)) {
+          const got = await failed(name);
+          assert.deepEqual([got.status, got.error?.code, got.result], ["failed", code, null], name);
+        }
+        assert.match((await failed("refused.bin")).error.detail, /larger than the limit/);
+        assert.deepEqual(await readdir(path.join(dataDir, "analyses")), []);
+        assert.equal((await server.api("/api/analyses/")).status, 200, "the server goes on");
+      });
+    });
+  }
+});
