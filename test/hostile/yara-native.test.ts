@@ -29,10 +29,18 @@ async function nativeHealth(server: RealProcess): Promise<Json> {
   return (await json(await fetch(`${server.url}/`))).engines.yara_native;
 }
 
-/** An ordinary scan, answered natively (health's count goes up by one). */
+/**
+ * An ordinary scan, answered natively (health's count goes up by one) once a native process is
+ * ready: while none is (a replacement booting), an ordinary client's scan goes to WebAssembly.
+ */
 async function ordinaryNativeScan(server: RealProcess): Promise<Response> {
   const count = async () =>
     Number(/(\d+) scans answered natively/.exec((await nativeHealth(server)).detail)?.[1]);
+  for (;;) {
+    const detail: string = (await nativeHealth(server)).detail;
+    if (!/ busy, /.test(detail) || / [1-9]\d* idle/.test(detail)) break; // not started yet, or ready
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const before = await count();
   const res = await scan(server, ORDINARY_RULES, ORDINARY_FILE);
   const entry = await entryOf(res.clone());
