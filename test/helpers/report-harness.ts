@@ -35,6 +35,7 @@ export async function startReportHarness(): Promise<ReportHarness> {
         session: { username: "bench", csrf: "bench" },
         body: reportSection(json, { prefix: "" }),
         scripts: REPORT_SCRIPTS,
+        deferScripts: true,
       });
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body.value);
     } else if (asset) res.writeHead(200, { "content-type": asset.type }).end(asset.body);

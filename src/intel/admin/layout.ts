@@ -18,6 +18,11 @@ export interface PageOptions {
   body: HtmlValue;
   /** Extra scripts (served from the panel's static folder). */
   scripts?: string[];
+  /**
+   * Load the scripts from the head with `defer`: they download while a large body (a report's
+   * embedded JSON) is parsed, and still run once it is, in order.
+   */
+  deferScripts?: boolean;
 }
 
 /** Every page of the panel's navigation: its path and its name (docs/admin.md names each one). */
@@ -35,6 +40,9 @@ export const NAV: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export function page(o: PageOptions): Html {
+  const scripts = (o.session ? ["admin.js", ...(o.scripts ?? [])] : []).map(
+    (s) => html`<script src="${o.prefix}/static/${s}" ${o.deferScripts ? html`defer` : ""}></script>`,
+  );
   const nav = o.session
     ? html`<nav aria-label="Sections">${NAV.map(
         ([path, label]) =>
@@ -55,6 +63,7 @@ ${o.session ? html`<meta name="csrf-token" content="${o.session.csrf}">` : ""}
 <title>${o.title} · Loupe intel</title>
 <link rel="stylesheet" href="${o.prefix}/static/admin.css">
 <link rel="icon" href="${o.prefix}/static/favicon.svg" type="image/svg+xml">
+${o.deferScripts ? scripts : ""}
 </head>
 <body>
 <header><a class="brand" href="${o.prefix}/">Loupe <span>intel</span></a>${nav}</header>
@@ -64,7 +73,7 @@ ${o.flash ? html`<p class="flash ${o.flash.kind}" role="status">${o.flash.text}<
 ${o.body}
 </main>
 <footer>Loupe ${VERSION}</footer>
-${(o.session ? ["admin.js", ...(o.scripts ?? [])] : []).map((s) => html`<script src="${o.prefix}/static/${s}"></script>`)}
+${o.deferScripts ? "" : scripts}
 </body>
 </html>`;
 }

@@ -76,6 +76,7 @@ ${reportSection(json, { prefix: deps.prefix })}`;
         active: "analyses",
         body,
         scripts: [...REPORT_SCRIPTS, "analysis.js"],
+        deferScripts: true,
       });
     },
   );
