@@ -8,12 +8,13 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { describe, it } from "node:test";
+import { it } from "node:test";
 import { Migrator } from "kysely/migration";
 import { hashPassword, tokenHash } from "../../src/intel/store/accounts.ts";
 import { openStore, type Store } from "../../src/intel/store/db.ts";
 import { pendingMigrations, provider } from "../../src/intel/store/migrations.ts";
-import { type DbKind, freshDatabase, postgresSkipReason, startIntelServer } from "../helpers/intel-server.ts";
+import { describeOnEachDatabase } from "../helpers/databases.ts";
+import { startIntelServer } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
 
 /** The last migration of each older release: the first one, and the one before retention and the audit log. */
@@ -200,29 +201,24 @@ async function assertUpgraded(url: string): Promise<void> {
   }
 }
 
-for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-  describe(`upgrading a database an older release made (${kind})`, () => {
+describeOnEachDatabase(
+  (kind) => `upgrading a database an older release made (${kind})`,
+  (db) => {
     for (const release of OLDER_RELEASES) {
-      it(`from the release ending at ${release}: migrated to latest, its lookup answered from storage`, async (t) => {
-        const skip = kind === "postgres" && (await postgresSkipReason());
-        if (skip) return t.skip(skip);
-        const fresh = await freshDatabase(kind);
+      it(`from the release ending at ${release}: migrated to latest, its lookup answered from storage`, async () => {
+        const url = await db.fresh();
+        const old = await openStore(url, { migrate: false });
         try {
-          const old = await openStore(fresh.url, { migrate: false });
-          try {
-            await buildOlderDatabase(old, release);
-            assert.ok(
-              (await pendingMigrations(old.db, old.dialect)).length > 0,
-              "the old schema lacks later migrations",
-            );
-          } finally {
-            await old.close();
-          }
-          await assertUpgraded(fresh.url);
+          await buildOlderDatabase(old, release);
+          assert.ok(
+            (await pendingMigrations(old.db, old.dialect)).length > 0,
+            "the old schema lacks later migrations",
+          );
         } finally {
-          await fresh.drop();
+          await old.close();
         }
+        await assertUpgraded(url);
       });
     }
-  });
-}
+  },
+);

@@ -2,7 +2,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { after, before } from "node:test";
 import pg from "pg";
 import { readCommonConfig } from "../../src/common/config.ts";
 import type { App } from "../../src/common/http.ts";
@@ -16,7 +15,6 @@ import {
   startWorker,
 } from "../../src/intel/server.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";
-import { openStore, type Store } from "../../src/intel/store/db.ts";
 import { servicesRequired } from "./requires.ts";
 
 export type DbKind = "sqlite" | "postgres";
@@ -151,28 +149,4 @@ export async function pollUntilDone(
     await res.arrayBuffer();
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/**
- * A store on a fresh database of `kind`, opened before the suite's tests and dropped after them
- * (call inside a `describe`); read `.store` inside the tests.
- */
-export function freshStoreForSuite(kind: DbKind): { readonly store: Store } {
-  let store: Store | undefined;
-  let drop: (() => Promise<void>) | undefined;
-  before(async () => {
-    const fresh = await freshDatabase(kind);
-    drop = fresh.drop;
-    store = await openStore(fresh.url);
-  });
-  after(async () => {
-    await store?.close();
-    await drop?.();
-  });
-  return {
-    get store() {
-      if (!store) throw new Error("the suite's store is opened in before()");
-      return store;
-    },
-  };
 }

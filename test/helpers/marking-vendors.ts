@@ -1,25 +1,24 @@
 /**
  * A real intel server with one fake vendor per disclosure class, both recording what they receive:
- * VirusTotal (a third party) and the user's own MISP, on a fresh database of the kind asked for.
+ * VirusTotal (a third party) and the user's own MISP, on the suite's database.
  * What the TLP/PAP suites share.
  */
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { fixture } from "./connectors.ts";
+import type { SuiteDatabase } from "./databases.ts";
 import { type SimpleFake, startFakeVendor } from "./fake-vendor.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY } from "./fake-virustotal.ts";
-import { type DbKind, freshDatabase, startIntelServer, type TestIntelServer } from "./intel-server.ts";
+import type { TestIntelServer } from "./intel-server.ts";
 
 export interface MarkingVendors {
   server: TestIntelServer;
   vt: FakeVendor;
   misp: SimpleFake;
-  /** The database's URL (for `./loupe intel …` run against it). */
-  databaseUrl: string;
   close(): Promise<void>;
 }
 
 export async function startMarkingVendors(
-  kind: DbKind,
+  db: SuiteDatabase,
   opts: {
     worker?: boolean;
     env?: Record<string, string>;
@@ -31,9 +30,7 @@ export async function startMarkingVendors(
   const misp = await startFakeVendor({
     "/attributes/restSearch": () => ({ body: fixture("misp", "empty") }),
   });
-  const db = await freshDatabase(kind);
-  const server = await startIntelServer({
-    databaseUrl: db.url,
+  const server = await db.startIntelServer({
     worker: opts.worker,
     env: {
       INTEL_CONNECTORS: "virustotal,misp",
@@ -48,12 +45,10 @@ export async function startMarkingVendors(
     server,
     vt,
     misp,
-    databaseUrl: db.url,
+    // The server is closed, and the database dropped, by the suite.
     close: async () => {
-      await server.close();
       await vt.close();
       await misp.close();
-      await db.drop();
     },
   };
 }

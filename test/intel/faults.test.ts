@@ -15,6 +15,7 @@ import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { isDatabaseUnavailable, openStore } from "../../src/intel/store/db.ts";
 import type { Database } from "../../src/intel/store/schema.ts";
 import { spawnIntelWorker, startChildServer } from "../helpers/child-server.ts";
+import { describeOnEachDatabase } from "../helpers/databases.ts";
 import {
   type FaultVendor,
   fileSubjects,
@@ -76,70 +77,66 @@ async function serverAsking(
   return server;
 }
 
-for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-  describe(`vendors that flap and rate-limit, on ${kind}`, {
-    skip: kind === "postgres" ? await postgresSkipReason() : false,
-  }, () => {
-    it("ends every request SUCCEEDED with the answering vendors' data or FAILED with each reason", async () => {
-      const vt = await startFaultVendor({ healthy: virusTotalAnswer, fault: "flap", flapMs: 300 });
-      const circl = await startFaultVendor({
-        healthy: hashlookupAnswer,
-        fault: "rate_limit",
-        ratePerSecond: 3,
-        retryAfterSeconds: 1,
-      });
-      const server = await serverAsking(kind, vt, circl, {
-        INTEL_VENDOR_RETRIES: "2",
-        INTEL_VENDOR_MAX_BACKOFF_MS: "1500",
-        INTEL_VENDOR_TIMEOUT_MS: "2000",
-        INTEL_VENDOR_CONCURRENCY: "16",
-        INTEL_WORKER_CONCURRENCY: "16",
-        INTEL_FAILURE_COOLDOWN_MS: "600000",
-      });
-
-      const subjects = fileSubjects(12, `flap-${kind}`);
-      for (const s of subjects) {
-        const res = await server.api("/api/request/", {
-          method: "POST",
-          body: JSON.stringify(md5Request(s)),
-        });
-        assert.equal(res.status, 201);
-      }
-      const answers = await Promise.all(subjects.map((s) => pollUntilDone(server, md5Request(s), 60_000)));
-      const evidence = { virustotal: "vt_score", hashlookup: "known_file" } as const;
-      let failed = 0;
-      for (const [i, res] of answers.entries()) {
-        const body = await json(res);
-        assert.ok([200, 502].includes(res.status), `${subjects[i]}: HTTP ${res.status}`);
-        if (res.status === 502) {
-          failed++;
-          assert.match(body.errors.virustotal, /^http_error: /, "the flapping vendor's reason");
-          assert.match(body.errors.hashlookup, /^rate_limited: /, "the rate-limiting vendor's reason");
-          continue;
-        }
-        for (const vendor of ["virustotal", "hashlookup"] as const) {
-          const outcome = body.sources[vendor];
-          if (outcome.status === "ok")
-            assert.ok(body.root_entity.attributes[evidence[vendor]], `${vendor}'s data is in the answer`);
-          else assert.match(outcome.error, /^(http_error|rate_limited): /);
-        }
-      }
-      assert.ok((circl.answers.get("429") ?? 0) > 0, "the vendor did rate-limit");
-      assert.ok(
-        answers.length - failed > 0 && (circl.answers.get("200") ?? 0) >= 3,
-        "waiting as Retry-After asked got answers",
-      );
-      for (const v of [vt, circl])
-        assert.ok(Math.max(...v.calls.values()) <= 3, "at most one call and two retries per subject");
-      const store = server.services.store.db;
-      const requests = await store.selectFrom("requests").select(["subject_key", "status"]).execute();
-      assert.equal(requests.length, subjects.length, "one request per subject");
-      assert.ok(requests.every((r) => r.status === "SUCCEEDED" || r.status === "FAILED"));
-      assert.equal((await store.selectFrom("jobs").selectAll().execute()).length, 0, "no job left");
-      assert.equal(await duplicateEntities(store), 0, "no duplicate entities");
+describeOnEachDatabase("vendors that flap and rate-limit,", (db) => {
+  it("ends every request SUCCEEDED with the answering vendors' data or FAILED with each reason", async () => {
+    const vt = await startFaultVendor({ healthy: virusTotalAnswer, fault: "flap", flapMs: 300 });
+    const circl = await startFaultVendor({
+      healthy: hashlookupAnswer,
+      fault: "rate_limit",
+      ratePerSecond: 3,
+      retryAfterSeconds: 1,
     });
+    const server = await serverAsking(db.kind, vt, circl, {
+      INTEL_VENDOR_RETRIES: "2",
+      INTEL_VENDOR_MAX_BACKOFF_MS: "1500",
+      INTEL_VENDOR_TIMEOUT_MS: "2000",
+      INTEL_VENDOR_CONCURRENCY: "16",
+      INTEL_WORKER_CONCURRENCY: "16",
+      INTEL_FAILURE_COOLDOWN_MS: "600000",
+    });
+
+    const subjects = fileSubjects(12, `flap-${db.kind}`);
+    for (const s of subjects) {
+      const res = await server.api("/api/request/", {
+        method: "POST",
+        body: JSON.stringify(md5Request(s)),
+      });
+      assert.equal(res.status, 201);
+    }
+    const answers = await Promise.all(subjects.map((s) => pollUntilDone(server, md5Request(s), 60_000)));
+    const evidence = { virustotal: "vt_score", hashlookup: "known_file" } as const;
+    let failed = 0;
+    for (const [i, res] of answers.entries()) {
+      const body = await json(res);
+      assert.ok([200, 502].includes(res.status), `${subjects[i]}: HTTP ${res.status}`);
+      if (res.status === 502) {
+        failed++;
+        assert.match(body.errors.virustotal, /^http_error: /, "the flapping vendor's reason");
+        assert.match(body.errors.hashlookup, /^rate_limited: /, "the rate-limiting vendor's reason");
+        continue;
+      }
+      for (const vendor of ["virustotal", "hashlookup"] as const) {
+        const outcome = body.sources[vendor];
+        if (outcome.status === "ok")
+          assert.ok(body.root_entity.attributes[evidence[vendor]], `${vendor}'s data is in the answer`);
+        else assert.match(outcome.error, /^(http_error|rate_limited): /);
+      }
+    }
+    assert.ok((circl.answers.get("429") ?? 0) > 0, "the vendor did rate-limit");
+    assert.ok(
+      answers.length - failed > 0 && (circl.answers.get("200") ?? 0) >= 3,
+      "waiting as Retry-After asked got answers",
+    );
+    for (const v of [vt, circl])
+      assert.ok(Math.max(...v.calls.values()) <= 3, "at most one call and two retries per subject");
+    const store = server.services.store.db;
+    const requests = await store.selectFrom("requests").select(["subject_key", "status"]).execute();
+    assert.equal(requests.length, subjects.length, "one request per subject");
+    assert.ok(requests.every((r) => r.status === "SUCCEEDED" || r.status === "FAILED"));
+    assert.equal((await store.selectFrom("jobs").selectAll().execute()).length, 0, "no job left");
+    assert.equal(await duplicateEntities(store), 0, "no duplicate entities");
   });
-}
+});
 
 describe("a vendor answering garbage with HTTP 200", () => {
   it("records bad_response and keeps the other vendor's data; the garbage never becomes facts", async () => {

@@ -15,15 +15,9 @@ import { setLimits, vendorQuota } from "../../src/intel/domain/quota.ts";
 import { enableCredentialSet, QuotaError, setCredentialSetQuota } from "../../src/intel/services/quotas.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { spawnIntelWorker } from "../helpers/child-server.ts";
+import { describeOnEachDatabase } from "../helpers/databases.ts";
 import { busiestWindow, type CountingVendor, startCountingVendor } from "../helpers/fake-quota-vendor.ts";
-import {
-  type DbKind,
-  freshDatabase,
-  pollUntilDone,
-  postgresSkipReason,
-  startIntelServer,
-  type TestIntelServer,
-} from "../helpers/intel-server.ts";
+import { pollUntilDone, type TestIntelServer } from "../helpers/intel-server.ts";
 import { json } from "../helpers/json.ts";
 
 const GOOD = "good-key-0123456789";
@@ -154,181 +148,175 @@ describe("quota settings and what vendors say of their limits", () => {
   });
 });
 
-for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-  describe(`vendor quotas on ${kind}`, {
-    skip: kind === "postgres" ? await postgresSkipReason() : false,
-  }, () => {
-    const cleanups: Array<() => Promise<unknown>> = [];
-    after(async () => {
-      for (const c of cleanups.reverse()) await c();
-    });
-
-    async function setUp(env: Record<string, string>, keys: string[], worker: boolean) {
-      const vendor: CountingVendor = await startCountingVendor([GOOD, OTHER]);
-      cleanups.push(() => vendor.close());
-      const db = await freshDatabase(kind);
-      cleanups.push(() => db.drop());
-      const all = { DATABASE_URL: db.url, INTEL_VENDOR_URL_VIRUSTOTAL: vendor.url, ...env };
-      const server = await startIntelServer({ databaseUrl: db.url, worker, env: all });
-      cleanups.push(() => server.close());
-      const ids = [];
-      for (const key of keys)
-        ids.push(await addCredentials(server.services.store.db, "virustotal", { api_key: key }));
-      return { vendor, server, env: all, ids };
-    }
-
-    it("two worker processes never pass a shared 4-per-window quota, and report exact counts", async () => {
-      const { vendor, server, env } = await setUp(
-        {
-          INTEL_VENDOR_QUOTA_VIRUSTOTAL: "4/1000",
-          INTEL_QUOTA_MINUTE_SECONDS: "1",
-          INTEL_QUOTA_MAX_WAIT_SECONDS: "600",
-          INTEL_WORKER_CONCURRENCY: "8",
-        },
-        [GOOD],
-        false,
-      );
-      for (let i = 0; i < 100; i++) {
-        const res = await server.api("/api/request/", { method: "POST", body: JSON.stringify(ask(i)) });
-        assert.equal(res.status, 201);
-      }
-      const workers = [spawnIntelWorker(env), spawnIntelWorker(env)];
-      for (const w of workers) cleanups.push(() => stop(w));
-      await waitFor(async () => {
-        const rows = await server.services.store.db.selectFrom("requests").select("status").execute();
-        return rows.length === 100 && rows.every((r) => r.status === "SUCCEEDED");
-      }, 300_000);
-      assert.equal(vendor.calls.length, 100);
-      assert.equal(
-        busiestWindow(
-          vendor.calls.map((c) => c.at),
-          1000,
-        ),
-        4,
-        "no 1 s window holds more than 4 calls",
-      );
-      const quota = await vtQuota(server);
-      assert.equal(quota.remaining_day, 900);
-      assert.equal(quota.sets[0]?.used_day, 100);
-      assert.equal((await vtQuota(server, "/api/status/now/")).remaining_day, 900);
-    });
-
-    it("honours Retry-After: the set is blocked until then, and the skip policy answers quota_exhausted", async () => {
-      const { vendor, server } = await setUp(
-        { INTEL_QUOTA_POLICY: "skip", INTEL_VENDOR_RETRIES: "0" },
-        [GOOD],
-        true,
-      );
-      vendor.retryAfter = "600";
-      vendor.throttled = 1;
-      assert.match(await vtOutcome(server, 1), /^rate_limited/);
-      const blocked = (await vtQuota(server)).sets[0]?.blocked_until ?? "";
-      assert.ok(Date.parse(blocked) > Date.now() + 500_000, `blocked until ${blocked}`);
-      assert.match(await vtOutcome(server, 2), /^quota_exhausted: .*vendor asked to wait/);
-      assert.equal(vendor.calls.length, 1, "no call reached the vendor while it was blocked");
-    });
-
-    it("never lets a hostile Retry-After block a set past the day window", async () => {
-      const { vendor, server } = await setUp(
-        { INTEL_QUOTA_POLICY: "skip", INTEL_VENDOR_RETRIES: "0", INTEL_QUOTA_DAY_SECONDS: "3600" },
-        [GOOD],
-        true,
-      );
-      for (const [i, retryAfter] of [
-        "999999999",
-        "1e400",
-        "99999999999999999",
-        "Fri, 31 Dec 9999 23:59:59 GMT",
-      ].entries()) {
-        vendor.retryAfter = retryAfter;
-        vendor.throttled = 1;
-        await server.services.store.db.deleteFrom("quota_state").execute();
-        assert.match(await vtOutcome(server, 10 + i), /^rate_limited/, retryAfter);
-        const blocked = (await vtQuota(server)).sets[0]?.blocked_until;
-        if (blocked)
-          assert.ok(Date.parse(blocked) <= Date.now() + 3600_000, `${retryAfter}: blocked until ${blocked}`);
-      }
-      assert.equal((await server.api("/api/modules/")).status, 200, "the service still answers");
-    });
-
-    it("waits out a short Retry-After under the wait policy and then asks again", async () => {
-      const { vendor, server } = await setUp({ INTEL_VENDOR_RETRIES: "1" }, [GOOD], true);
-      vendor.retryAfter = "2";
-      vendor.throttled = 1;
-      assert.equal(await vtOutcome(server, 1), "not_found");
-      assert.equal(vendor.calls.length, 2);
-      assert.ok(
-        vendor.calls[1]!.at - vendor.calls[0]!.at >= 2000,
-        "the second call came after the vendor's time",
-      );
-    });
-
-    it("skips with quota_exhausted when the quota is used up under the skip policy", async () => {
-      const { vendor, server } = await setUp(
-        {
-          INTEL_VENDOR_QUOTA_VIRUSTOTAL: "2/-/skip",
-          INTEL_QUOTA_MINUTE_SECONDS: "3600",
-          INTEL_QUOTA_DAY_SECONDS: "3600",
-        },
-        [GOOD],
-        true,
-      );
-      assert.equal(await vtOutcome(server, 1), "not_found");
-      assert.equal(await vtOutcome(server, 2), "not_found");
-      assert.match(await vtOutcome(server, 3), /^quota_exhausted: .*per-minute quota is used up/);
-      assert.equal(vendor.calls.length, 2);
-      assert.equal((await vtQuota(server)).remaining_minute, 0);
-    });
-
-    it("rotates to the set with the most quota left, each set under its own quota", async () => {
-      const { vendor, server, ids } = await setUp(
-        { INTEL_VENDOR_QUOTA_VIRUSTOTAL: "2/-/skip", INTEL_QUOTA_MINUTE_SECONDS: "3600" },
-        [GOOD, OTHER],
-        true,
-      );
-      const { db } = server.services.store;
-      assert.equal(await setCredentialSetQuota(db, ids[0]!, { perMinute: 1, perDay: null }), true);
-      assert.equal(await setCredentialSetQuota(db, ids[1]!, { perMinute: 3, perDay: null }), true);
-      await assert.rejects(setCredentialSetQuota(db, ids[0]!, { perMinute: -1, perDay: null }), QuotaError);
-      await assert.rejects(setCredentialSetQuota(db, ids[0]!, { perMinute: 1.5, perDay: null }), QuotaError);
-      assert.equal(await setCredentialSetQuota(db, 999_999, { perMinute: 1, perDay: null }), false);
-      for (let i = 1; i <= 4; i++) assert.equal(await vtOutcome(server, i), "not_found");
-      // 1 and 3 left: the second set; 1 and 2: still; 1 and 1: the one used longest ago; then the second.
-      assert.deepEqual(
-        vendor.calls.map((c) => c.key),
-        [OTHER, OTHER, GOOD, OTHER],
-      );
-      assert.match(await vtOutcome(server, 5), /^quota_exhausted/);
-      const quota = await vtQuota(server);
-      assert.deepEqual(
-        quota.sets.map((s) => s.remaining_day),
-        [null, null],
-      );
-      assert.equal(quota.remaining_minute, 0);
-    });
-
-    it("takes a set whose key is refused out of rotation, uses the other, and re-enables it on demand", async () => {
-      const { vendor, server, ids } = await setUp({}, ["refused-key-000000", OTHER], true);
-      assert.equal(await vtOutcome(server, 1), "not_found");
-      assert.deepEqual(
-        vendor.calls.map((c) => c.key),
-        ["refused-key-000000", OTHER],
-      );
-      const [refused, other] = (await vtQuota(server)).sets;
-      assert.match(refused?.disabled_reason ?? "", /invalid_credentials/);
-      assert.equal(other?.disabled_reason, null);
-      assert.equal(await vtOutcome(server, 2), "not_found");
-      assert.equal(vendor.calls.at(-1)?.key, OTHER, "the refused set stays out of rotation");
-      assert.equal(vendor.calls.length, 3);
-      assert.equal(await enableCredentialSet(server.services.store.db, ids[0]!), true);
-      assert.equal((await vtQuota(server)).sets[0]?.disabled_reason, null);
-      await server.services.store.db.deleteFrom("vendor_credentials").where("id", "=", ids[1]!).execute();
-      assert.match(
-        await vtOutcome(server, 3),
-        /^invalid_credentials/,
-        "the last set refused: the vendor's reason",
-      );
-      assert.equal((await vtQuota(server)).sets.length, 1);
-    });
+describeOnEachDatabase("vendor quotas", (db) => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  after(async () => {
+    for (const c of cleanups.reverse()) await c();
   });
-}
+
+  async function setUp(env: Record<string, string>, keys: string[], worker: boolean) {
+    const vendor: CountingVendor = await startCountingVendor([GOOD, OTHER]);
+    cleanups.push(() => vendor.close());
+    const databaseUrl = await db.fresh();
+    const all = { DATABASE_URL: databaseUrl, INTEL_VENDOR_URL_VIRUSTOTAL: vendor.url, ...env };
+    const server = await db.startIntelServer({ databaseUrl, worker, env: all });
+    const ids = [];
+    for (const key of keys)
+      ids.push(await addCredentials(server.services.store.db, "virustotal", { api_key: key }));
+    return { vendor, server, env: all, ids };
+  }
+
+  it("two worker processes never pass a shared 4-per-window quota, and report exact counts", async () => {
+    const { vendor, server, env } = await setUp(
+      {
+        INTEL_VENDOR_QUOTA_VIRUSTOTAL: "4/1000",
+        INTEL_QUOTA_MINUTE_SECONDS: "1",
+        INTEL_QUOTA_MAX_WAIT_SECONDS: "600",
+        INTEL_WORKER_CONCURRENCY: "8",
+      },
+      [GOOD],
+      false,
+    );
+    for (let i = 0; i < 100; i++) {
+      const res = await server.api("/api/request/", { method: "POST", body: JSON.stringify(ask(i)) });
+      assert.equal(res.status, 201);
+    }
+    const workers = [spawnIntelWorker(env), spawnIntelWorker(env)];
+    for (const w of workers) cleanups.push(() => stop(w));
+    await waitFor(async () => {
+      const rows = await server.services.store.db.selectFrom("requests").select("status").execute();
+      return rows.length === 100 && rows.every((r) => r.status === "SUCCEEDED");
+    }, 300_000);
+    assert.equal(vendor.calls.length, 100);
+    assert.equal(
+      busiestWindow(
+        vendor.calls.map((c) => c.at),
+        1000,
+      ),
+      4,
+      "no 1 s window holds more than 4 calls",
+    );
+    const quota = await vtQuota(server);
+    assert.equal(quota.remaining_day, 900);
+    assert.equal(quota.sets[0]?.used_day, 100);
+    assert.equal((await vtQuota(server, "/api/status/now/")).remaining_day, 900);
+  });
+
+  it("honours Retry-After: the set is blocked until then, and the skip policy answers quota_exhausted", async () => {
+    const { vendor, server } = await setUp(
+      { INTEL_QUOTA_POLICY: "skip", INTEL_VENDOR_RETRIES: "0" },
+      [GOOD],
+      true,
+    );
+    vendor.retryAfter = "600";
+    vendor.throttled = 1;
+    assert.match(await vtOutcome(server, 1), /^rate_limited/);
+    const blocked = (await vtQuota(server)).sets[0]?.blocked_until ?? "";
+    assert.ok(Date.parse(blocked) > Date.now() + 500_000, `blocked until ${blocked}`);
+    assert.match(await vtOutcome(server, 2), /^quota_exhausted: .*vendor asked to wait/);
+    assert.equal(vendor.calls.length, 1, "no call reached the vendor while it was blocked");
+  });
+
+  it("never lets a hostile Retry-After block a set past the day window", async () => {
+    const { vendor, server } = await setUp(
+      { INTEL_QUOTA_POLICY: "skip", INTEL_VENDOR_RETRIES: "0", INTEL_QUOTA_DAY_SECONDS: "3600" },
+      [GOOD],
+      true,
+    );
+    for (const [i, retryAfter] of [
+      "999999999",
+      "1e400",
+      "99999999999999999",
+      "Fri, 31 Dec 9999 23:59:59 GMT",
+    ].entries()) {
+      vendor.retryAfter = retryAfter;
+      vendor.throttled = 1;
+      await server.services.store.db.deleteFrom("quota_state").execute();
+      assert.match(await vtOutcome(server, 10 + i), /^rate_limited/, retryAfter);
+      const blocked = (await vtQuota(server)).sets[0]?.blocked_until;
+      if (blocked)
+        assert.ok(Date.parse(blocked) <= Date.now() + 3600_000, `${retryAfter}: blocked until ${blocked}`);
+    }
+    assert.equal((await server.api("/api/modules/")).status, 200, "the service still answers");
+  });
+
+  it("waits out a short Retry-After under the wait policy and then asks again", async () => {
+    const { vendor, server } = await setUp({ INTEL_VENDOR_RETRIES: "1" }, [GOOD], true);
+    vendor.retryAfter = "2";
+    vendor.throttled = 1;
+    assert.equal(await vtOutcome(server, 1), "not_found");
+    assert.equal(vendor.calls.length, 2);
+    assert.ok(
+      vendor.calls[1]!.at - vendor.calls[0]!.at >= 2000,
+      "the second call came after the vendor's time",
+    );
+  });
+
+  it("skips with quota_exhausted when the quota is used up under the skip policy", async () => {
+    const { vendor, server } = await setUp(
+      {
+        INTEL_VENDOR_QUOTA_VIRUSTOTAL: "2/-/skip",
+        INTEL_QUOTA_MINUTE_SECONDS: "3600",
+        INTEL_QUOTA_DAY_SECONDS: "3600",
+      },
+      [GOOD],
+      true,
+    );
+    assert.equal(await vtOutcome(server, 1), "not_found");
+    assert.equal(await vtOutcome(server, 2), "not_found");
+    assert.match(await vtOutcome(server, 3), /^quota_exhausted: .*per-minute quota is used up/);
+    assert.equal(vendor.calls.length, 2);
+    assert.equal((await vtQuota(server)).remaining_minute, 0);
+  });
+
+  it("rotates to the set with the most quota left, each set under its own quota", async () => {
+    const { vendor, server, ids } = await setUp(
+      { INTEL_VENDOR_QUOTA_VIRUSTOTAL: "2/-/skip", INTEL_QUOTA_MINUTE_SECONDS: "3600" },
+      [GOOD, OTHER],
+      true,
+    );
+    const { db } = server.services.store;
+    assert.equal(await setCredentialSetQuota(db, ids[0]!, { perMinute: 1, perDay: null }), true);
+    assert.equal(await setCredentialSetQuota(db, ids[1]!, { perMinute: 3, perDay: null }), true);
+    await assert.rejects(setCredentialSetQuota(db, ids[0]!, { perMinute: -1, perDay: null }), QuotaError);
+    await assert.rejects(setCredentialSetQuota(db, ids[0]!, { perMinute: 1.5, perDay: null }), QuotaError);
+    assert.equal(await setCredentialSetQuota(db, 999_999, { perMinute: 1, perDay: null }), false);
+    for (let i = 1; i <= 4; i++) assert.equal(await vtOutcome(server, i), "not_found");
+    // 1 and 3 left: the second set; 1 and 2: still; 1 and 1: the one used longest ago; then the second.
+    assert.deepEqual(
+      vendor.calls.map((c) => c.key),
+      [OTHER, OTHER, GOOD, OTHER],
+    );
+    assert.match(await vtOutcome(server, 5), /^quota_exhausted/);
+    const quota = await vtQuota(server);
+    assert.deepEqual(
+      quota.sets.map((s) => s.remaining_day),
+      [null, null],
+    );
+    assert.equal(quota.remaining_minute, 0);
+  });
+
+  it("takes a set whose key is refused out of rotation, uses the other, and re-enables it on demand", async () => {
+    const { vendor, server, ids } = await setUp({}, ["refused-key-000000", OTHER], true);
+    assert.equal(await vtOutcome(server, 1), "not_found");
+    assert.deepEqual(
+      vendor.calls.map((c) => c.key),
+      ["refused-key-000000", OTHER],
+    );
+    const [refused, other] = (await vtQuota(server)).sets;
+    assert.match(refused?.disabled_reason ?? "", /invalid_credentials/);
+    assert.equal(other?.disabled_reason, null);
+    assert.equal(await vtOutcome(server, 2), "not_found");
+    assert.equal(vendor.calls.at(-1)?.key, OTHER, "the refused set stays out of rotation");
+    assert.equal(vendor.calls.length, 3);
+    assert.equal(await enableCredentialSet(server.services.store.db, ids[0]!), true);
+    assert.equal((await vtQuota(server)).sets[0]?.disabled_reason, null);
+    await server.services.store.db.deleteFrom("vendor_credentials").where("id", "=", ids[1]!).execute();
+    assert.match(
+      await vtOutcome(server, 3),
+      /^invalid_credentials/,
+      "the last set refused: the vendor's reason",
+    );
+    assert.equal((await vtQuota(server)).sets.length, 1);
+  });
+});

@@ -9,18 +9,9 @@ import { keepRawAnswer, REDACTED } from "../../src/intel/domain/raw-answers.ts";
 import { requestWithRawAnswers } from "../../src/intel/services/browse.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { sweepRetention } from "../../src/intel/store/retention.ts";
+import { describeOnEachDatabase } from "../helpers/databases.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
-import {
-  type DbKind,
-  freshDatabase,
-  pollUntilDone,
-  postgresSkipReason,
-  startIntelServer,
-  type TestIntelServer,
-} from "../helpers/intel-server.ts";
-
-// Asked before any suite starts: once one runs, a busy event loop can outlast the check's timeout.
-const postgresSkip = await postgresSkipReason();
+import { pollUntilDone, type TestIntelServer } from "../helpers/intel-server.ts";
 
 describe("keeping a raw answer", () => {
   const creds = { api_key: 'k3y"with\\quotes', url: "https://misp.example.org" };
@@ -83,98 +74,89 @@ function leakyFile(): unknown {
   };
 }
 
-for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-  describe(`raw answers kept per request on ${kind}`, {
-    skip: kind === "postgres" ? postgresSkip : false,
-  }, () => {
-    let vt: FakeVendor;
-    let server: TestIntelServer;
-    let db: Awaited<ReturnType<typeof freshDatabase>>;
-    before(async () => {
-      vt = await startFakeVirusTotal({ [`files/${MD5}`]: leakyFile() });
-      db = await freshDatabase(kind);
-      server = await startIntelServer({
-        databaseUrl: db.url,
-        env: {
-          INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
-          INTEL_VENDOR_RETRIES: "0",
-          INTEL_CONNECTORS: "virustotal",
-          INTEL_RAW_ANSWER_MAX_BYTES: String(LIMIT),
-        },
-      });
-      await addCredentials(server.services.store.db, "virustotal", { api_key: VT_KEY });
+describeOnEachDatabase("raw answers kept per request", (db) => {
+  let vt: FakeVendor;
+  let server: TestIntelServer;
+  before(async () => {
+    vt = await startFakeVirusTotal({ [`files/${MD5}`]: leakyFile() });
+    server = await db.startIntelServer({
+      env: {
+        INTEL_VENDOR_URL_VIRUSTOTAL: vt.url,
+        INTEL_VENDOR_RETRIES: "0",
+        INTEL_CONNECTORS: "virustotal",
+        INTEL_RAW_ANSWER_MAX_BYTES: String(LIMIT),
+      },
     });
-    after(async () => {
-      await server?.close();
-      await vt?.close();
-      await db?.drop();
-    });
-
-    const latestRequestId = async () =>
-      (
-        await server.services.store.db
-          .selectFrom("requests")
-          .select("id")
-          .orderBy("created_at", "desc")
-          .executeTakeFirstOrThrow()
-      ).id;
-
-    it("keeps each vendor's answer redacted and cut, and forgets it with its request", async () => {
-      assert.equal((await pollUntilDone(server, FILE)).status, 200);
-      const first = await latestRequestId();
-      const found = await requestWithRawAnswers(server.services.store.db, first);
-      assert.equal(found?.raw.length, 1);
-      const [vtRaw] = found!.raw;
-      assert.equal(vtRaw?.vendor, "virustotal");
-      assert.equal(vtRaw?.truncated, true);
-      assert.ok(vtRaw!.size > LIMIT * 2);
-      assert.ok(Buffer.byteLength(vtRaw!.body) <= LIMIT);
-      assert.ok(!vtRaw!.body.includes(VT_KEY), "the key never reaches the store");
-      assert.ok(!vtRaw!.body.includes("tok-123456"));
-      assert.match(vtRaw!.body, /"echoed": "x-apikey was \[redacted\]"/);
-      assert.match(vtRaw!.body, /<b>bold<\/b>/, "stored as sent; the page escapes it");
-
-      // A forced refresh makes a second request; once the first is past the window, the sweep
-      // forgets it with its answers and keeps the second (the one the lookup names).
-      const forced = await server.api("/api/request/", {
-        method: "POST",
-        body: JSON.stringify({ ...FILE, force: true }),
-      });
-      assert.equal(forced.status, 201);
-      await forced.arrayBuffer();
-      // Unforced asks join the running request, then answer from it once it is done.
-      assert.equal((await pollUntilDone(server, FILE)).status, 200);
-      const second = await latestRequestId();
-      assert.notEqual(second, first);
-      await server.services.store.db
-        .updateTable("requests")
-        .set({ created_at: new Date(Date.now() - 10 * 86_400_000).toISOString() })
-        .where("id", "=", first)
-        .execute();
-      await sweepRetention(server.services.store.db, 5);
-      assert.equal(await requestWithRawAnswers(server.services.store.db, first), undefined);
-      const rows = await server.services.store.db
-        .selectFrom("request_raw_answers")
-        .select("request_id")
-        .execute();
-      assert.deepEqual(
-        rows.map((r) => r.request_id),
-        [second],
-      );
-    });
-
-    it("survives a vendor answering JSON nested 100,000 deep: the request fails, the answer is noted", async () => {
-      vt.garbage = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
-      try {
-        const res = await pollUntilDone(server, { ...FILE, value: "00112233445566778899aabbccddeeff" });
-        assert.equal(res.status, 502);
-        const found = await requestWithRawAnswers(server.services.store.db, await latestRequestId());
-        assert.equal(found?.request.status, "FAILED");
-        assert.match(found?.raw[0]?.body ?? "", /nested too deeply to be shown/);
-      } finally {
-        vt.garbage = null;
-      }
-      assert.equal((await server.api("/api/status/now/")).ok, true, "the server still answers");
-    });
+    await addCredentials(server.services.store.db, "virustotal", { api_key: VT_KEY });
   });
-}
+  after(async () => {
+    await vt?.close();
+  });
+
+  const latestRequestId = async () =>
+    (
+      await server.services.store.db
+        .selectFrom("requests")
+        .select("id")
+        .orderBy("created_at", "desc")
+        .executeTakeFirstOrThrow()
+    ).id;
+
+  it("keeps each vendor's answer redacted and cut, and forgets it with its request", async () => {
+    assert.equal((await pollUntilDone(server, FILE)).status, 200);
+    const first = await latestRequestId();
+    const found = await requestWithRawAnswers(server.services.store.db, first);
+    assert.equal(found?.raw.length, 1);
+    const [vtRaw] = found!.raw;
+    assert.equal(vtRaw?.vendor, "virustotal");
+    assert.equal(vtRaw?.truncated, true);
+    assert.ok(vtRaw!.size > LIMIT * 2);
+    assert.ok(Buffer.byteLength(vtRaw!.body) <= LIMIT);
+    assert.ok(!vtRaw!.body.includes(VT_KEY), "the key never reaches the store");
+    assert.ok(!vtRaw!.body.includes("tok-123456"));
+    assert.match(vtRaw!.body, /"echoed": "x-apikey was \[redacted\]"/);
+    assert.match(vtRaw!.body, /<b>bold<\/b>/, "stored as sent; the page escapes it");
+
+    // A forced refresh makes a second request; once the first is past the window, the sweep
+    // forgets it with its answers and keeps the second (the one the lookup names).
+    const forced = await server.api("/api/request/", {
+      method: "POST",
+      body: JSON.stringify({ ...FILE, force: true }),
+    });
+    assert.equal(forced.status, 201);
+    await forced.arrayBuffer();
+    // Unforced asks join the running request, then answer from it once it is done.
+    assert.equal((await pollUntilDone(server, FILE)).status, 200);
+    const second = await latestRequestId();
+    assert.notEqual(second, first);
+    await server.services.store.db
+      .updateTable("requests")
+      .set({ created_at: new Date(Date.now() - 10 * 86_400_000).toISOString() })
+      .where("id", "=", first)
+      .execute();
+    await sweepRetention(server.services.store.db, 5);
+    assert.equal(await requestWithRawAnswers(server.services.store.db, first), undefined);
+    const rows = await server.services.store.db
+      .selectFrom("request_raw_answers")
+      .select("request_id")
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.request_id),
+      [second],
+    );
+  });
+
+  it("survives a vendor answering JSON nested 100,000 deep: the request fails, the answer is noted", async () => {
+    vt.garbage = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    try {
+      const res = await pollUntilDone(server, { ...FILE, value: "00112233445566778899aabbccddeeff" });
+      assert.equal(res.status, 502);
+      const found = await requestWithRawAnswers(server.services.store.db, await latestRequestId());
+      assert.equal(found?.request.status, "FAILED");
+      assert.match(found?.raw[0]?.body ?? "", /nested too deeply to be shown/);
+    } finally {
+      vt.garbage = null;
+    }
+    assert.equal((await server.api("/api/status/now/")).ok, true, "the server still answers");
+  });
+});

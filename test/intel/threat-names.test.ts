@@ -9,18 +9,9 @@ import type { EntityRef, Fragment } from "../../src/intel/connectors/types.ts";
 import { foldThreatName, unifyThreatNames } from "../../src/intel/domain/threat-names.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { fixture } from "../helpers/connectors.ts";
+import { describeOnEachDatabase } from "../helpers/databases.ts";
 import { type SimpleFake, startFakeVendor } from "../helpers/fake-vendor.ts";
-import {
-  type DbKind,
-  freshDatabase,
-  pollUntilDone,
-  postgresSkipReason,
-  startIntelServer,
-  type TestIntelServer,
-} from "../helpers/intel-server.ts";
-
-// Asked before any suite starts: once one runs, a busy event loop can outlast the check's timeout.
-const postgresSkip = await postgresSkipReason();
+import { pollUntilDone, type TestIntelServer } from "../helpers/intel-server.ts";
 
 describe("threat names folded across vendors", () => {
   it("folds case, spaces, underscores, hyphens, dots and accents, and nothing else", () => {
@@ -98,91 +89,78 @@ interface Doc {
   entities: Array<{ super_type: { short_name: string }; name: string; attributes: Record<string, string> }>;
 }
 
-for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-  describe(`one threat entity from two vendors' spellings on ${kind}`, {
-    skip: kind === "postgres" ? postgresSkip : false,
-  }, () => {
-    let abusech: SimpleFake;
-    let server: TestIntelServer;
-    let db: Awaited<ReturnType<typeof freshDatabase>>;
-    before(async () => {
-      abusech = await startFakeVendor({
-        "/api/v1/": (body) => {
-          // MalwareBazaar (a form: query=get_info) says "AgentTesla" for the MD5 only.
-          if (body.startsWith("query=get_info"))
-            return {
-              body: body.includes(MD5)
-                ? fixture("malwarebazaar", "found")
-                : fixture("malwarebazaar", "not_found"),
-            };
-          // ThreatFox (JSON) says "Agent Tesla" for the MD5, "Agenttesla" for the SHA-256.
+describeOnEachDatabase("one threat entity from two vendors' spellings", (db) => {
+  let abusech: SimpleFake;
+  let server: TestIntelServer;
+  before(async () => {
+    abusech = await startFakeVendor({
+      "/api/v1/": (body) => {
+        // MalwareBazaar (a form: query=get_info) says "AgentTesla" for the MD5 only.
+        if (body.startsWith("query=get_info"))
           return {
-            body: threatFoxSaying(
-              body.includes(MD5) ? MD5 : SHA256,
-              body.includes(MD5) ? "Agent Tesla" : "Agenttesla",
-            ),
+            body: body.includes(MD5)
+              ? fixture("malwarebazaar", "found")
+              : fixture("malwarebazaar", "not_found"),
           };
-        },
-      });
-      db = await freshDatabase(kind);
-      server = await startIntelServer({
-        databaseUrl: db.url,
-        env: {
-          INTEL_CONNECTORS: "malwarebazaar,threatfox",
-          INTEL_VENDOR_URL_MALWAREBAZAAR: abusech.url,
-          INTEL_VENDOR_URL_THREATFOX: abusech.url,
-          INTEL_VENDOR_RETRIES: "0",
-        },
-      });
-      for (const vendor of ["malwarebazaar", "threatfox"])
-        await addCredentials(server.services.store.db, vendor, { api_key: "abuse-ch-key" });
+        // ThreatFox (JSON) says "Agent Tesla" for the MD5, "Agenttesla" for the SHA-256.
+        return {
+          body: threatFoxSaying(
+            body.includes(MD5) ? MD5 : SHA256,
+            body.includes(MD5) ? "Agent Tesla" : "Agenttesla",
+          ),
+        };
+      },
     });
-    after(async () => {
-      await server?.close();
-      await abusech?.close();
-      await db?.drop();
+    server = await db.startIntelServer({
+      env: {
+        INTEL_CONNECTORS: "malwarebazaar,threatfox",
+        INTEL_VENDOR_URL_MALWAREBAZAAR: abusech.url,
+        INTEL_VENDOR_URL_THREATFOX: abusech.url,
+        INTEL_VENDOR_RETRIES: "0",
+      },
     });
-
-    const threats = async () =>
-      server.services.store.db
-        .selectFrom("entities")
-        .selectAll()
-        .where("super_type", "=", "THREAT")
-        .execute();
-
-    it("saves AgentTesla, Agent Tesla and Agenttesla as one entity, keeping each spelling", async () => {
-      const res = await pollUntilDone(server, { super_type: "OBSERVABLE", type: "MD5", value: MD5 });
-      assert.equal(res.status, 200);
-      const doc = (await res.json()) as Doc;
-      const inDoc = doc.entities.filter((e) => e.super_type.short_name === "THREAT");
-      assert.equal(inDoc.length, 1, JSON.stringify(inDoc.map((e) => e.name)));
-      let [threat] = await threats();
-      assert.equal((await threats()).length, 1);
-      assert.ok(["AgentTesla", "Agent Tesla"].includes(threat!.name), threat!.name);
-      assert.deepEqual(JSON.parse(threat!.attributes).aliases.split(","), [
-        "Agent Tesla",
-        "AgentTesla",
-        "agent_tesla",
-      ]);
-      assert.equal(JSON.parse(threat!.attributes).source_vendor, "malwarebazaar,threatfox");
-
-      const again = await pollUntilDone(server, { super_type: "OBSERVABLE", type: "SHA256", value: SHA256 });
-      assert.equal(again.status, 200);
-      const all = await threats();
-      assert.equal(all.length, 1, JSON.stringify(all.map((t) => t.name)));
-      [threat] = all;
-      assert.deepEqual(JSON.parse(threat!.attributes).aliases.split(","), [
-        "Agent Tesla",
-        "AgentTesla",
-        "Agenttesla",
-        "agent_tesla",
-      ]);
-      const links = await server.services.store.db
-        .selectFrom("relations")
-        .select("obj_to")
-        .where("obj_to", "=", threat!.id)
-        .execute();
-      assert.ok(links.length >= 2, "both files point at the one threat");
-    });
+    for (const vendor of ["malwarebazaar", "threatfox"])
+      await addCredentials(server.services.store.db, vendor, { api_key: "abuse-ch-key" });
   });
-}
+  after(async () => {
+    await abusech?.close();
+  });
+
+  const threats = async () =>
+    server.services.store.db.selectFrom("entities").selectAll().where("super_type", "=", "THREAT").execute();
+
+  it("saves AgentTesla, Agent Tesla and Agenttesla as one entity, keeping each spelling", async () => {
+    const res = await pollUntilDone(server, { super_type: "OBSERVABLE", type: "MD5", value: MD5 });
+    assert.equal(res.status, 200);
+    const doc = (await res.json()) as Doc;
+    const inDoc = doc.entities.filter((e) => e.super_type.short_name === "THREAT");
+    assert.equal(inDoc.length, 1, JSON.stringify(inDoc.map((e) => e.name)));
+    let [threat] = await threats();
+    assert.equal((await threats()).length, 1);
+    assert.ok(["AgentTesla", "Agent Tesla"].includes(threat!.name), threat!.name);
+    assert.deepEqual(JSON.parse(threat!.attributes).aliases.split(","), [
+      "Agent Tesla",
+      "AgentTesla",
+      "agent_tesla",
+    ]);
+    assert.equal(JSON.parse(threat!.attributes).source_vendor, "malwarebazaar,threatfox");
+
+    const again = await pollUntilDone(server, { super_type: "OBSERVABLE", type: "SHA256", value: SHA256 });
+    assert.equal(again.status, 200);
+    const all = await threats();
+    assert.equal(all.length, 1, JSON.stringify(all.map((t) => t.name)));
+    [threat] = all;
+    assert.deepEqual(JSON.parse(threat!.attributes).aliases.split(","), [
+      "Agent Tesla",
+      "AgentTesla",
+      "Agenttesla",
+      "agent_tesla",
+    ]);
+    const links = await server.services.store.db
+      .selectFrom("relations")
+      .select("obj_to")
+      .where("obj_to", "=", threat!.id)
+      .execute();
+    assert.ok(links.length >= 2, "both files point at the one threat");
+  });
+});

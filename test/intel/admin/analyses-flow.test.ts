@@ -17,9 +17,9 @@ import type { Browser, Page } from "playwright-core";
 import { createUser } from "../../../src/intel/store/accounts.ts";
 import { launchChromium, screenshot } from "../../helpers/browser.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
+import { describeOnDatabase, describeOnEachDatabase } from "../../helpers/databases.ts";
 import { multipartEmail } from "../../helpers/documents.ts";
 import { vtFixture } from "../../helpers/fake-virustotal.ts";
-import { type DbKind, postgresSkipReason } from "../../helpers/intel-server.ts";
 import { type MarkingVendors, startMarkingVendors } from "../../helpers/marking-vendors.ts";
 import { type RealProcess, startFilesProcess } from "../../helpers/real-process.ts";
 import { BIDI_NAME, MARKUP_NAME } from "../../helpers/report-samples.ts";
@@ -51,7 +51,6 @@ function vtDomain(domain: string): unknown {
   return answer;
 }
 
-const pgSkip = await postgresSkipReason();
 let clamd: Awaited<ReturnType<typeof startTestClamd>> | undefined;
 let files: RealProcess | undefined;
 
@@ -63,8 +62,10 @@ describe("files analyses in the panel", { skip: skipUnlessCommands("clamd", "zip
       SCAN_TIMEOUT_MS: "30000",
     });
   });
-  for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-    describe(`on ${kind}`, { skip: kind === "postgres" ? pgSkip : false }, () => {
+  describeOnEachDatabase(
+    (kind) => `on ${kind}`,
+    (db) => {
+      const { kind } = db;
       const vtKnows: Record<string, unknown> = {};
       let stack: MarkingVendors;
       let browser: Browser;
@@ -72,7 +73,7 @@ describe("files analyses in the panel", { skip: skipUnlessCommands("clamd", "zip
       let panel: string;
       before(async () => {
         dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-panel-analyses-"));
-        stack = await startMarkingVendors(kind, {
+        stack = await startMarkingVendors(db, {
           virustotal: vtKnows,
           env: { FILES_URL: files?.url ?? "", DATA_DIR: dataDir, INTEL_ANALYSIS_MAX_BYTES: "300000" },
         });
@@ -104,8 +105,8 @@ describe("files analyses in the panel", { skip: skipUnlessCommands("clamd", "zip
           await page.close();
         });
       }
-    });
-  }
+    },
+  );
 });
 
 async function upload(page: Page, panel: string, name: string, mail: Buffer, clear: boolean) {
@@ -195,119 +196,124 @@ async function findInHistory(page: Page, panel: string, hash: string, name: stri
   await screenshot(page, `analyses-${width}-5-history`);
 }
 
-describe("hostile uploads through the panel", {
-  skip: skipUnlessCommands("clamd", "zip", "chromium"),
-}, () => {
-  let stack: MarkingVendors;
-  let browser: Browser;
-  let page: Page;
-  let dataDir: string;
-  let panel: string;
-  before(async () => {
-    clamd ??= await startTestClamd();
-    files ??= await startFilesProcess({
-      CLAMD_SOCKET: "socket" in clamd.address ? clamd.address.socket : "",
-      SCAN_TIMEOUT_MS: "30000",
+describeOnDatabase(
+  "sqlite",
+  "hostile uploads through the panel",
+  {
+    skip: skipUnlessCommands("clamd", "zip", "chromium"),
+  },
+  (db) => {
+    let stack: MarkingVendors;
+    let browser: Browser;
+    let page: Page;
+    let dataDir: string;
+    let panel: string;
+    before(async () => {
+      clamd ??= await startTestClamd();
+      files ??= await startFilesProcess({
+        CLAMD_SOCKET: "socket" in clamd.address ? clamd.address.socket : "",
+        SCAN_TIMEOUT_MS: "30000",
+      });
+      dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-panel-hostile-"));
+      stack = await startMarkingVendors(db, {
+        env: { FILES_URL: files.url, DATA_DIR: dataDir, INTEL_ANALYSIS_MAX_BYTES: "300000" },
+      });
+      await createUser(stack.server.services.store.db, ADMIN.username, ADMIN.password, true);
+      panel = `${stack.server.url}/${stack.server.services.adminPath}`;
+      browser = await launchChromium();
+      page = await browser.newPage({ viewport: { width: 375, height: 900 } });
+      await logIn(page, panel, ADMIN.username, ADMIN.password);
     });
-    dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-panel-hostile-"));
-    stack = await startMarkingVendors("sqlite", {
-      env: { FILES_URL: files.url, DATA_DIR: dataDir, INTEL_ANALYSIS_MAX_BYTES: "300000" },
+    after(async () => {
+      await browser?.close();
+      await stack?.close();
+      await rm(dataDir, { recursive: true, force: true });
+      await files?.close();
+      await clamd?.stop();
     });
-    await createUser(stack.server.services.store.db, ADMIN.username, ADMIN.password, true);
-    panel = `${stack.server.url}/${stack.server.services.adminPath}`;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 375, height: 900 } });
-    await logIn(page, panel, ADMIN.username, ADMIN.password);
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.close();
-    await rm(dataDir, { recursive: true, force: true });
-    await files?.close();
-    await clamd?.stop();
-  });
 
-  it("refuses a file over the limit with the limit named, in the page and at the server", async () => {
-    await page.goto(`${panel}/analyse`);
-    await page.setInputFiles('input[type="file"]', {
-      name: "big.bin",
-      mimeType: "application/octet-stream",
-      buffer: Buffer.alloc(400_000),
+    it("refuses a file over the limit with the limit named, in the page and at the server", async () => {
+      await page.goto(`${panel}/analyse`);
+      await page.setInputFiles('input[type="file"]', {
+        name: "big.bin",
+        mimeType: "application/octet-stream",
+        buffer: Buffer.alloc(400_000),
+      });
+      await page.click('#analyse button[type="submit"]');
+      const line = page.locator("#upload-list li.bad");
+      await line.waitFor();
+      assert.match(
+        (await line.textContent()) ?? "",
+        /big\.bin: refused — 400000 bytes is over this server's limit of 300000 bytes \(INTEL_ANALYSIS_MAX_BYTES\)/,
+      );
+      // A script that skips the page's check meets the server's.
+      const csrf = (await page.getAttribute('meta[name="csrf-token"]', "content")) ?? "";
+      const answer = await page.evaluate(
+        async ({ url, csrf }) => {
+          const body = new FormData();
+          body.append("file", new Blob([new Uint8Array(400_000)]), "big.bin");
+          const res = await fetch(url, { method: "POST", body, headers: { "x-csrf-token": csrf } });
+          return { status: res.status, body: (await res.json()) as { code: string; detail: string } };
+        },
+        { url: `${panel}/analyses/upload`, csrf },
+      );
+      assert.equal(answer.status, 413);
+      assert.equal(answer.body.code, "file_too_large");
+      assert.match(answer.body.detail, /INTEL_ANALYSIS_MAX_BYTES/);
     });
-    await page.click('#analyse button[type="submit"]');
-    const line = page.locator("#upload-list li.bad");
-    await line.waitFor();
-    assert.match(
-      (await line.textContent()) ?? "",
-      /big\.bin: refused — 400000 bytes is over this server's limit of 300000 bytes \(INTEL_ANALYSIS_MAX_BYTES\)/,
-    );
-    // A script that skips the page's check meets the server's.
-    const csrf = (await page.getAttribute('meta[name="csrf-token"]', "content")) ?? "";
-    const answer = await page.evaluate(
-      async ({ url, csrf }) => {
-        const body = new FormData();
-        body.append("file", new Blob([new Uint8Array(400_000)]), "big.bin");
-        const res = await fetch(url, { method: "POST", body, headers: { "x-csrf-token": csrf } });
-        return { status: res.status, body: (await res.json()) as { code: string; detail: string } };
-      },
-      { url: `${panel}/analyses/upload`, csrf },
-    );
-    assert.equal(answer.status, 413);
-    assert.equal(answer.body.code, "file_too_large");
-    assert.match(answer.body.detail, /INTEL_ANALYSIS_MAX_BYTES/);
-  });
 
-  it("shows names with markup and bidi controls as text", async () => {
-    const zip = storedZip({ [MARKUP_NAME]: "markup in a name", [BIDI_NAME]: "bidi in a name" });
-    // No slash: the server keeps a name's last path part only.
-    // No double quote either: Chromium sends it as %22 in a multipart file name.
-    const name = "<img src=x onerror=alert(1)><b>bold.zip";
-    await page.goto(`${panel}/analyse`);
-    await page.setInputFiles('input[type="file"]', { name, mimeType: "application/zip", buffer: zip });
-    await page.click('#analyse button[type="submit"]');
-    await page.waitForURL(/\/analyses\/[0-9a-f-]{36}$/);
-    await page.waitForSelector("#report-verdict", { timeout: WAIT_MS });
-    assert.equal(await page.textContent("h1"), `Analysis of ${name}`);
-    assert.equal(
-      await page.locator("main b, main img").count(),
-      0,
-      "no markup from a name became an element",
-    );
-    assert.notEqual(await page.title(), "1");
-    const names = await page.locator("#report-tree details.node > summary .name").allTextContents();
-    assert.deepEqual(names.slice(1).sort(), [MARKUP_NAME, "invoice<U+202E>txt.exe"].sort());
-    await assertNoSidewaysScroll(page, "hostile names");
-    await screenshot(page, "analyses-375-hostile-names");
-  });
-
-  it("draws a 1,000-node tree a page of children at a time, and opens the rest on demand", async () => {
-    const notes: Record<string, string> = {};
-    for (let i = 0; i < 1000; i++)
-      notes[`note-${i}.txt`] = `Note ${i}: beacon to https://c2-${i}.example-bad.net/gate\n`;
-    await page.goto(`${panel}/analyse`);
-    await page.setInputFiles('input[type="file"]', {
-      name: "flat.zip",
-      mimeType: "application/zip",
-      buffer: storedZip(notes),
+    it("shows names with markup and bidi controls as text", async () => {
+      const zip = storedZip({ [MARKUP_NAME]: "markup in a name", [BIDI_NAME]: "bidi in a name" });
+      // No slash: the server keeps a name's last path part only.
+      // No double quote either: Chromium sends it as %22 in a multipart file name.
+      const name = "<img src=x onerror=alert(1)><b>bold.zip";
+      await page.goto(`${panel}/analyse`);
+      await page.setInputFiles('input[type="file"]', { name, mimeType: "application/zip", buffer: zip });
+      await page.click('#analyse button[type="submit"]');
+      await page.waitForURL(/\/analyses\/[0-9a-f-]{36}$/);
+      await page.waitForSelector("#report-verdict", { timeout: WAIT_MS });
+      assert.equal(await page.textContent("h1"), `Analysis of ${name}`);
+      assert.equal(
+        await page.locator("main b, main img").count(),
+        0,
+        "no markup from a name became an element",
+      );
+      assert.notEqual(await page.title(), "1");
+      const names = await page.locator("#report-tree details.node > summary .name").allTextContents();
+      assert.deepEqual(names.slice(1).sort(), [MARKUP_NAME, "invoice<U+202E>txt.exe"].sort());
+      await assertNoSidewaysScroll(page, "hostile names");
+      await screenshot(page, "analyses-375-hostile-names");
     });
-    await page.click('#analyse button[type="submit"]');
-    await page.waitForURL(/\/analyses\/[0-9a-f-]{36}$/);
-    await page.waitForSelector("#report-verdict", { timeout: WAIT_MS });
-    assert.equal((await page.textContent("#report-tree-title .count"))?.trim(), "1001");
-    // The root and its first 100 children: nothing else is in the page yet.
-    assert.equal(await page.locator("details.node").count(), 101);
-    assert.equal(await page.locator("details.node[open]").count(), 1);
-    await page.click('#report-tree li.more button:has-text("Show 100 more of 900")');
-    assert.equal(await page.locator("details.node").count(), 201);
-    // A thousand URLs wait, folded, for a click.
-    const urls = page.locator('details.indicator-group[data-type="URL"]');
-    assert.equal(await urls.getAttribute("open"), null);
-    assert.equal(await page.locator("#report-indicators tbody tr").count(), 0);
-    await urls.locator("summary").click();
-    assert.equal(await urls.locator("tbody tr").count(), 100);
-    await assertNoSidewaysScroll(page, "1,000-node report");
-  });
-});
+
+    it("draws a 1,000-node tree a page of children at a time, and opens the rest on demand", async () => {
+      const notes: Record<string, string> = {};
+      for (let i = 0; i < 1000; i++)
+        notes[`note-${i}.txt`] = `Note ${i}: beacon to https://c2-${i}.example-bad.net/gate\n`;
+      await page.goto(`${panel}/analyse`);
+      await page.setInputFiles('input[type="file"]', {
+        name: "flat.zip",
+        mimeType: "application/zip",
+        buffer: storedZip(notes),
+      });
+      await page.click('#analyse button[type="submit"]');
+      await page.waitForURL(/\/analyses\/[0-9a-f-]{36}$/);
+      await page.waitForSelector("#report-verdict", { timeout: WAIT_MS });
+      assert.equal((await page.textContent("#report-tree-title .count"))?.trim(), "1001");
+      // The root and its first 100 children: nothing else is in the page yet.
+      assert.equal(await page.locator("details.node").count(), 101);
+      assert.equal(await page.locator("details.node[open]").count(), 1);
+      await page.click('#report-tree li.more button:has-text("Show 100 more of 900")');
+      assert.equal(await page.locator("details.node").count(), 201);
+      // A thousand URLs wait, folded, for a click.
+      const urls = page.locator('details.indicator-group[data-type="URL"]');
+      assert.equal(await urls.getAttribute("open"), null);
+      assert.equal(await page.locator("#report-indicators tbody tr").count(), 0);
+      await urls.locator("summary").click();
+      assert.equal(await urls.locator("tbody tr").count(), 100);
+      await assertNoSidewaysScroll(page, "1,000-node report");
+    });
+  },
+);
 
 describe("the Analyse page without a files service", { skip: skipUnlessCommands("chromium") }, () => {
   it("says so, and how to set FILES_URL", async () => {

@@ -7,42 +7,35 @@ import { after, before, describe, it } from "node:test";
 import type { Page } from "playwright-core";
 import { auditCsv, auditPage, recordAudit } from "../../../src/intel/services/audit.ts";
 import { screenshot } from "../../helpers/browser.ts";
+import { describeOnEachDatabase } from "../../helpers/databases.ts";
 import { VT_KEY } from "../../helpers/fake-virustotal.ts";
-import { freshDatabase, postgresSkipReason, startIntelServer } from "../../helpers/intel-server.ts";
 import { skipUnlessCommands } from "../../helpers/requires.ts";
 import { ADMIN, type AdminHarness, openAdminHarness } from "./harness.ts";
 
-for (const kind of ["sqlite", "postgres"] as const) {
-  describe(`audit log store (${kind})`, {
-    skip: kind === "postgres" ? await postgresSkipReason() : false,
-  }, () => {
+describeOnEachDatabase(
+  (kind) => `audit log store (${kind})`,
+  (db) => {
     it("keeps entries newest first, pages and filters them", async () => {
-      const db = await freshDatabase(kind);
-      const server = await startIntelServer({ databaseUrl: db.url, worker: false });
-      try {
-        const sdb = server.services.store.db;
-        await recordAudit(sdb, "alice", "user.create", "bob", "user");
-        await recordAudit(sdb, "alice", "credentials.add", "virustotal", "set #1");
-        await recordAudit(sdb, "alice", "key.create", "bob", "key 0123abcd…");
-        const all = await auditPage(sdb, { limit: 10, offset: 0 });
-        assert.equal(all.total, 3);
-        assert.deepEqual(
-          all.entries.map((e) => e.action),
-          ["key.create", "credentials.add", "user.create"],
-        );
-        const users = await auditPage(sdb, { limit: 10, offset: 0, action: "user" });
-        assert.deepEqual(
-          users.entries.map((e) => e.target),
-          ["bob"],
-        );
-        assert.equal((await auditPage(sdb, { limit: 1, offset: 1 })).entries[0]?.action, "credentials.add");
-      } finally {
-        await server.close();
-        await db.drop();
-      }
+      const server = await db.startIntelServer({ worker: false });
+      const sdb = server.services.store.db;
+      await recordAudit(sdb, "alice", "user.create", "bob", "user");
+      await recordAudit(sdb, "alice", "credentials.add", "virustotal", "set #1");
+      await recordAudit(sdb, "alice", "key.create", "bob", "key 0123abcd…");
+      const all = await auditPage(sdb, { limit: 10, offset: 0 });
+      assert.equal(all.total, 3);
+      assert.deepEqual(
+        all.entries.map((e) => e.action),
+        ["key.create", "credentials.add", "user.create"],
+      );
+      const users = await auditPage(sdb, { limit: 10, offset: 0, action: "user" });
+      assert.deepEqual(
+        users.entries.map((e) => e.target),
+        ["bob"],
+      );
+      assert.equal((await auditPage(sdb, { limit: 1, offset: 1 })).entries[0]?.action, "credentials.add");
     });
-  });
-}
+  },
+);
 
 it("writes CSV a spreadsheet cannot run", () => {
   const csv = auditCsv([

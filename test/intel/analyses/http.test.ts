@@ -17,8 +17,8 @@ import { after, before, describe, it } from "node:test";
 import { auditPage } from "../../../src/intel/services/audit.ts";
 import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
+import { describeOnDatabase, describeOnEachDatabase } from "../../helpers/databases.ts";
 import { multipartEmail } from "../../helpers/documents.ts";
-import { type DbKind, postgresSkipReason } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { type MarkingVendors, startMarkingVendors } from "../../helpers/marking-vendors.ts";
 import { type RealProcess, startFilesProcess } from "../../helpers/real-process.ts";
@@ -37,7 +37,6 @@ function form(bytes: Buffer | string, name: string, fields: Record<string, strin
   return body;
 }
 
-const pgSkip = await postgresSkipReason();
 let clamd: Awaited<ReturnType<typeof startTestClamd>> | undefined;
 let files: RealProcess | undefined;
 
@@ -52,8 +51,10 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
     await clamd?.stop();
   });
 
-  for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-    describe(`on ${kind}`, { skip: kind === "postgres" ? pgSkip : false }, () => {
+  describeOnEachDatabase(
+    (kind) => `on ${kind}`,
+    (db) => {
+      const { kind } = db;
       let stack: MarkingVendors;
       let dataDir: string;
       let otherKey: string;
@@ -84,7 +85,7 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
 
       before(async () => {
         dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-"));
-        stack = await startMarkingVendors(kind, {
+        stack = await startMarkingVendors(db, {
           env: {
             FILES_URL: files?.url ?? "",
             DATA_DIR: dataDir,
@@ -93,9 +94,9 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
             INTEL_CONNECTORS: "virustotal,misp,iplocation",
           },
         });
-        const { db } = stack.server.services.store;
-        const other = await createUser(db, `other${kind}`, "other-password", false);
-        otherKey = (await createToken(db, other.id)).key;
+        const store = stack.server.services.store.db;
+        const other = await createUser(store, `other${kind}`, "other-password", false);
+        otherKey = (await createToken(store, other.id)).key;
       });
       after(async () => {
         await stack?.close();
@@ -287,6 +288,6 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
           "refused uploads leave no file",
         );
       });
-    });
-  }
+    },
+  );
 });

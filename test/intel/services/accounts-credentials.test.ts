@@ -24,8 +24,8 @@ import {
 import { authenticateKey, checkPassword } from "../../../src/intel/store/accounts.ts";
 import type { Store } from "../../../src/intel/store/db.ts";
 import { openSession, readSession } from "../../../src/intel/store/sessions.ts";
+import { describeOnEachDatabase } from "../../helpers/databases.ts";
 import { startFakeVirusTotal, VT_KEY } from "../../helpers/fake-virustotal.ts";
-import { type DbKind, freshStoreForSuite, postgresSkipReason } from "../../helpers/intel-server.ts";
 
 const vt = connectorById("virustotal")!;
 const misp = connectorById("misp")!;
@@ -58,120 +58,112 @@ describe("credential rules", () => {
   });
 });
 
-for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-  describe(`account and credential services on ${kind}`, {
-    skip: kind === "postgres" ? await postgresSkipReason() : false,
-  }, () => {
-    const suite = freshStoreForSuite(kind);
-    let store: Store;
-    beforeEach(() => {
-      store = suite.store;
-    });
-
-    it("generates an admin's password only when none is given, and checks a given one", async () => {
-      const made = await createAccount(store.db, { username: "gen", admin: true });
-      assert.ok(made.generatedPassword && made.generatedPassword.length >= 16);
-      assert.ok(await checkPassword(store.db, "gen", made.generatedPassword));
-      const given = await createAccount(store.db, {
-        username: "given",
-        password: "long enough",
-        admin: true,
-      });
-      assert.equal(given.generatedPassword, undefined);
-      await assert.rejects(
-        createAccount(store.db, { username: "empty", password: "", admin: true }),
-        AccountError,
-      );
-    });
-
-    it("gives regular users no password: none shown, none accepted, none reset", async () => {
-      const user = await createAccount(store.db, { username: "colander", admin: false });
-      assert.equal(user.generatedPassword, undefined);
-      await assert.rejects(
-        createAccount(store.db, { username: "typed", password: "long enough", admin: false }),
-        /Regular users have no password: they use API keys/,
-      );
-      await assert.rejects(resetPassword(store.db, user.user.id, "long enough"), /have no password/);
-      await assert.rejects(resetPassword(store.db, 99_999), /No user #99999/);
-      const { key } = await issueApiKey(store.db, { id: user.user.id });
-      assert.equal((await authenticateKey(store.db, key))?.username, "colander");
-    });
-
-    it("refuses self-deactivation; deactivation and password resets end panel sessions", async () => {
-      const { user: admin } = await createAccount(store.db, {
-        username: "boss",
-        password: "password1",
-        admin: true,
-      });
-      await assert.rejects(
-        setAccountActive(store.db, admin.id, admin.id, false),
-        /cannot deactivate yourself/,
-      );
-      const session = await openSession(store.db, admin.id, 60_000);
-      await resetPassword(store.db, admin.id, "password2");
-      assert.equal(await readSession(store.db, session.id), undefined);
-      const again = await openSession(store.db, admin.id, 60_000);
-      const { user: other } = await createAccount(store.db, {
-        username: "other",
-        password: "password1",
-        admin: true,
-      });
-      await setAccountActive(store.db, other.id, admin.id, false);
-      assert.equal(await readSession(store.db, again.id), undefined);
-    });
-
-    it("issues keys by username or id, and names the user that does not exist", async () => {
-      const { key } = await issueApiKey(store.db, { username: "given" });
-      assert.equal((await authenticateKey(store.db, key))?.username, "given");
-      await assert.rejects(issueApiKey(store.db, { username: "nobody" }), /No user "nobody"/);
-      await assert.rejects(issueApiKey(store.db, { id: 99_999 }), /No user #99999/);
-    });
-
-    it("stores only valid sets, lists them masked, and counts a vendor as usable once it has one", async () => {
-      await assert.rejects(addCredentialSet(store.db, vt, { api_key: "" }), CredentialsError);
-      assert.deepEqual(
-        (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
-        ["hashlookup"],
-      );
-      await addCredentialSet(store.db, vt, { api_key: "secret-key-123" });
-      const [set] = await listCredentialSets(store.db, "virustotal");
-      assert.deepEqual(set?.masked, { api_key: "secr…" });
-      assert.deepEqual(
-        (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
-        ["virustotal", "hashlookup"],
-      );
-    });
-
-    it("keeps each set's last test (a new test replaces it), checks typed fields without storing them", async () => {
-      const fake = await startFakeVirusTotal();
-      try {
-        const config = {
-          ...readIntelConfig({ INTEL_VENDOR_RETRIES: "0" }),
-          vendorUrls: { virustotal: fake.url },
-        };
-        const good = await addCredentialSet(store.db, vt, { api_key: VT_KEY });
-        const bad = await addCredentialSet(store.db, vt, { api_key: "refused-key" });
-        assert.equal((await testCredentialSet(store.db, vt, bad, config))?.ok, false);
-        assert.equal((await testCredentialSet(store.db, vt, good, config))?.ok, true);
-        assert.equal(await testCredentialSet(store.db, vt, 99_999, config), undefined);
-        const byId = new Map((await listCredentialSets(store.db, "virustotal")).map((s) => [s.id, s]));
-        assert.equal(byId.get(bad)?.last_check?.ok, false);
-        assert.match(byId.get(bad)?.last_check?.message ?? "", /invalid_credentials/);
-        assert.ok(failedItsTest(byId.get(bad)!));
-        assert.equal(byId.get(good)?.last_check?.ok, true);
-
-        const before = (await listCredentialSets(store.db)).length;
-        await assert.rejects(tryCredentials(vt, { api_key: "" }, config), CredentialsError);
-        assert.equal((await tryCredentials(vt, { api_key: VT_KEY }, config)).ok, true);
-        assert.equal((await listCredentialSets(store.db)).length, before, "a tried key is not stored");
-
-        await removeCredentialSet(store.db, bad);
-        const again = await addCredentialSet(store.db, vt, { api_key: "another" });
-        const fresh = (await listCredentialSets(store.db, "virustotal")).find((s) => s.id === again);
-        assert.equal(fresh?.last_check, null, "a removed set's test does not stick to a new one");
-      } finally {
-        await fake.close();
-      }
-    });
+describeOnEachDatabase("account and credential services", (db) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await db.store();
   });
-}
+
+  it("generates an admin's password only when none is given, and checks a given one", async () => {
+    const made = await createAccount(store.db, { username: "gen", admin: true });
+    assert.ok(made.generatedPassword && made.generatedPassword.length >= 16);
+    assert.ok(await checkPassword(store.db, "gen", made.generatedPassword));
+    const given = await createAccount(store.db, {
+      username: "given",
+      password: "long enough",
+      admin: true,
+    });
+    assert.equal(given.generatedPassword, undefined);
+    await assert.rejects(
+      createAccount(store.db, { username: "empty", password: "", admin: true }),
+      AccountError,
+    );
+  });
+
+  it("gives regular users no password: none shown, none accepted, none reset", async () => {
+    const user = await createAccount(store.db, { username: "colander", admin: false });
+    assert.equal(user.generatedPassword, undefined);
+    await assert.rejects(
+      createAccount(store.db, { username: "typed", password: "long enough", admin: false }),
+      /Regular users have no password: they use API keys/,
+    );
+    await assert.rejects(resetPassword(store.db, user.user.id, "long enough"), /have no password/);
+    await assert.rejects(resetPassword(store.db, 99_999), /No user #99999/);
+    const { key } = await issueApiKey(store.db, { id: user.user.id });
+    assert.equal((await authenticateKey(store.db, key))?.username, "colander");
+  });
+
+  it("refuses self-deactivation; deactivation and password resets end panel sessions", async () => {
+    const { user: admin } = await createAccount(store.db, {
+      username: "boss",
+      password: "password1",
+      admin: true,
+    });
+    await assert.rejects(setAccountActive(store.db, admin.id, admin.id, false), /cannot deactivate yourself/);
+    const session = await openSession(store.db, admin.id, 60_000);
+    await resetPassword(store.db, admin.id, "password2");
+    assert.equal(await readSession(store.db, session.id), undefined);
+    const again = await openSession(store.db, admin.id, 60_000);
+    const { user: other } = await createAccount(store.db, {
+      username: "other",
+      password: "password1",
+      admin: true,
+    });
+    await setAccountActive(store.db, other.id, admin.id, false);
+    assert.equal(await readSession(store.db, again.id), undefined);
+  });
+
+  it("issues keys by username or id, and names the user that does not exist", async () => {
+    const { key } = await issueApiKey(store.db, { username: "given" });
+    assert.equal((await authenticateKey(store.db, key))?.username, "given");
+    await assert.rejects(issueApiKey(store.db, { username: "nobody" }), /No user "nobody"/);
+    await assert.rejects(issueApiKey(store.db, { id: 99_999 }), /No user #99999/);
+  });
+
+  it("stores only valid sets, lists them masked, and counts a vendor as usable once it has one", async () => {
+    await assert.rejects(addCredentialSet(store.db, vt, { api_key: "" }), CredentialsError);
+    assert.deepEqual(
+      (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
+      ["hashlookup"],
+    );
+    await addCredentialSet(store.db, vt, { api_key: "secret-key-123" });
+    const [set] = await listCredentialSets(store.db, "virustotal");
+    assert.deepEqual(set?.masked, { api_key: "secr…" });
+    assert.deepEqual(
+      (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
+      ["virustotal", "hashlookup"],
+    );
+  });
+
+  it("keeps each set's last test (a new test replaces it), checks typed fields without storing them", async () => {
+    const fake = await startFakeVirusTotal();
+    try {
+      const config = {
+        ...readIntelConfig({ INTEL_VENDOR_RETRIES: "0" }),
+        vendorUrls: { virustotal: fake.url },
+      };
+      const good = await addCredentialSet(store.db, vt, { api_key: VT_KEY });
+      const bad = await addCredentialSet(store.db, vt, { api_key: "refused-key" });
+      assert.equal((await testCredentialSet(store.db, vt, bad, config))?.ok, false);
+      assert.equal((await testCredentialSet(store.db, vt, good, config))?.ok, true);
+      assert.equal(await testCredentialSet(store.db, vt, 99_999, config), undefined);
+      const byId = new Map((await listCredentialSets(store.db, "virustotal")).map((s) => [s.id, s]));
+      assert.equal(byId.get(bad)?.last_check?.ok, false);
+      assert.match(byId.get(bad)?.last_check?.message ?? "", /invalid_credentials/);
+      assert.ok(failedItsTest(byId.get(bad)!));
+      assert.equal(byId.get(good)?.last_check?.ok, true);
+
+      const before = (await listCredentialSets(store.db)).length;
+      await assert.rejects(tryCredentials(vt, { api_key: "" }, config), CredentialsError);
+      assert.equal((await tryCredentials(vt, { api_key: VT_KEY }, config)).ok, true);
+      assert.equal((await listCredentialSets(store.db)).length, before, "a tried key is not stored");
+
+      await removeCredentialSet(store.db, bad);
+      const again = await addCredentialSet(store.db, vt, { api_key: "another" });
+      const fresh = (await listCredentialSets(store.db, "virustotal")).find((s) => s.id === again);
+      assert.equal(fresh?.last_check, null, "a removed set's test does not stick to a new one");
+    } finally {
+      await fake.close();
+    }
+  });
+});
