@@ -10,17 +10,10 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import {
-  type DbKind,
-  freshDatabase,
-  postgresSkipReason,
-  startIntelServer,
-  type TestIntelServer,
-} from "../../helpers/intel-server.ts";
+import { describeOnEachDatabase } from "../../helpers/databases.ts";
+import type { TestIntelServer } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { serveOnLoopback } from "../../helpers/loopback.ts";
-
-const pgSkip = await postgresSkipReason();
 
 /** What the fake files service does with an upload whose name is the key. */
 const BEHAVIOURS: Record<string, (res: http.ServerResponse) => void> = {
@@ -65,17 +58,15 @@ describe("files analyses: a files service that misbehaves", () => {
     await files?.close();
   });
 
-  for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-    describe(`on ${kind}`, { skip: kind === "postgres" ? pgSkip : false }, () => {
+  describeOnEachDatabase(
+    (kind) => `on ${kind}`,
+    (db) => {
+      const { kind } = db;
       let server: TestIntelServer;
       let dataDir: string;
-      let drop: () => Promise<void>;
       before(async () => {
         dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-faults-"));
-        const db = await freshDatabase(kind);
-        drop = db.drop;
-        server = await startIntelServer({
-          databaseUrl: db.url,
+        server = await db.startIntelServer({
           env: {
             INTEL_CONNECTORS: "",
             DATA_DIR: dataDir,
@@ -87,7 +78,6 @@ describe("files analyses: a files service that misbehaves", () => {
       });
       after(async () => {
         await server?.close();
-        await drop?.();
         await rm(dataDir, { recursive: true, force: true });
       });
 
@@ -123,6 +113,6 @@ describe("files analyses: a files service that misbehaves", () => {
         assert.deepEqual(await readdir(path.join(dataDir, "analyses")), []);
         assert.equal((await server.api("/api/analyses/")).status, 200, "the server goes on");
       });
-    });
-  }
+    },
+  );
 });

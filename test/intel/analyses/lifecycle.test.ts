@@ -14,17 +14,10 @@ import { auditPage } from "../../../src/intel/services/audit.ts";
 import { createUser } from "../../../src/intel/store/accounts.ts";
 import { getAnalysis, insertAnalysis } from "../../../src/intel/store/analyses.ts";
 import type { AnalysesTable } from "../../../src/intel/store/analysis-schema.ts";
-import {
-  type DbKind,
-  freshDatabase,
-  postgresSkipReason,
-  startIntelServer,
-  type TestIntelServer,
-} from "../../helpers/intel-server.ts";
+import { describeOnEachDatabase } from "../../helpers/databases.ts";
+import type { TestIntelServer } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { type RealProcess, startFilesProcess } from "../../helpers/real-process.ts";
-
-const pgSkip = await postgresSkipReason();
 
 function form(text: string, name: string): FormData {
   const body = new FormData();
@@ -89,14 +82,14 @@ describe("files analyses: lifecycle", () => {
     await files?.close();
   });
 
-  for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-    describe(`on ${kind}`, { skip: kind === "postgres" ? pgSkip : false }, () => {
+  describeOnEachDatabase(
+    (kind) => `on ${kind}`,
+    (db) => {
+      const { kind } = db;
       let dataDir: string;
-      let db: Awaited<ReturnType<typeof freshDatabase>>;
       const servers: TestIntelServer[] = [];
       const start = async (env: Record<string, string>) => {
-        const server = await startIntelServer({
-          databaseUrl: db.url,
+        const server = await db.startIntelServer({
           env: { INTEL_CONNECTORS: "", DATA_DIR: dataDir, FILES_URL: files.url, ...env },
         });
         servers.push(server);
@@ -104,11 +97,9 @@ describe("files analyses: lifecycle", () => {
       };
       before(async () => {
         dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-life-"));
-        db = await freshDatabase(kind);
       });
       after(async () => {
         for (const s of servers) await s.close();
-        await db?.drop();
         await rm(dataDir, { recursive: true, force: true });
       });
 
@@ -190,6 +181,6 @@ describe("files analyses: lifecycle", () => {
         assert.ok(!(await readdir(path.join(dataDir, "analyses"))).includes(`old-${kind}`));
         assert.ok((await readdir(path.join(dataDir, "analyses"))).includes(small.id), "a recent one stays");
       });
-    });
-  }
+    },
+  );
 });
