@@ -14,87 +14,22 @@ import { readCommonConfig } from "../../src/common/config.ts";
 import { createLogger } from "../../src/common/logger.ts";
 import { readIntelConfig } from "../../src/intel/config.ts";
 import { virustotal } from "../../src/intel/connectors/virustotal/index.ts";
-import { subjectKey } from "../../src/intel/domain/requests.ts";
 import { buildIntelServer, openIntelServices, startWorker } from "../../src/intel/server.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
-import { openStore } from "../../src/intel/store/db.ts";
-import { saveFragment } from "../../src/intel/store/graph.ts";
-import { newId, nowIso } from "../../src/intel/store/time.ts";
 import { startFakeVirusTotal, VT_KEY } from "../../test/helpers/fake-virustotal.ts";
 import { type DbKind, freshDatabase, postgresSkipReason } from "../../test/helpers/intel-server.ts";
 import { cpuDuring, loadavg } from "../lib/cpu.ts";
 import { fmt, percentiles } from "../lib/measure.ts";
 import { type ChildServer, startChildServer } from "../lib/server.ts";
 import { workersScaling } from "../lib/workers.ts";
+import { ROOT, seed } from "./seed.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 32;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The server's PostgreSQL connections carry this name: their backends' CPU is counted. */
 const APP_NAME = "bench-intel-server";
-const ROOT = { superType: "OBSERVABLE", type: "DOMAIN", name: "bench.example.org" };
-
-async function seed(url: string): Promise<string> {
-  const store = await openStore(url);
-  try {
-    const entities = Array.from({ length: 50 }, (_, i) => ({
-      superType: "OBSERVABLE",
-      type: "IPV4",
-      name: `192.0.2.${i + 1}`,
-      attributes: { country: "NL", asn: "AS64500" },
-    }));
-    const rootId = await saveFragment(
-      store.db,
-      ROOT,
-      {
-        entities,
-        relations: entities.map((e) => ({ name: "resolves", from: ROOT, to: e })),
-        events: Array.from({ length: 20 }, (_, i) => ({
-          type: "PASSIVE_DNS",
-          name: `resolution ${i}`,
-          firstSeen: new Date(Date.UTC(2026, 0, 1 + i * 3)).toISOString(),
-          lastSeen: new Date(Date.UTC(2026, 0, 2 + i * 3)).toISOString(),
-          involved: ROOT,
-        })),
-      },
-      "bench",
-    );
-    const requestId = newId();
-    const key = subjectKey({ superType: ROOT.superType, type: ROOT.type, value: ROOT.name });
-    await store.db
-      .insertInto("requests")
-      .values({
-        id: requestId,
-        super_type: ROOT.superType,
-        type: ROOT.type,
-        value: ROOT.name,
-        subject_key: key,
-        force: 0,
-        status: "SUCCEEDED",
-        vendors: "{}",
-        error: null,
-        created_at: nowIso(),
-        started_at: nowIso(),
-        finished_at: nowIso(),
-      })
-      .execute();
-    await store.db
-      .insertInto("lookups")
-      .values({
-        subject_key: key,
-        root_entity: rootId,
-        request_id: requestId,
-        status: "SUCCEEDED",
-        finished_at: nowIso(),
-      })
-      .execute();
-    const user = await createUser(store.db, "bench", "bench-password", false);
-    return (await createToken(store.db, user.id)).key;
-  } finally {
-    await store.close();
-  }
-}
 
 interface Phase {
   perSecond: number;

@@ -14,7 +14,6 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyRequest,
-  type FastifyServerOptions,
   type onRequestHookHandler,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -81,8 +80,9 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export async function createHttpServer(opts: HttpServerOptions): Promise<App> {
   const app = Fastify({
-    loggerInstance: opts.logger as FastifyBaseLogger,
-    ...(opts.privatePrefix ? { childLoggerFactory: hidingPrivateUrls(opts.privatePrefix) } : {}),
+    loggerInstance: (opts.privatePrefix
+      ? hidingPrivateUrls(opts.logger, opts.privatePrefix)
+      : opts.logger) as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit ?? 1_048_576,
     genReqId: (req) => {
       const incoming = req.headers["x-request-id"];
@@ -266,8 +266,12 @@ function withoutPrivatePrefix(url: string, privatePrefix: string): string {
   return url;
 }
 
-/** Request loggers whose `req` lines write the URL without the secret prefix (Fastify's other fields kept). */
-function hidingPrivateUrls(privatePrefix: string): NonNullable<FastifyServerOptions["childLoggerFactory"]> {
+/**
+ * The service's logger, whose `req` lines write the URL without the secret prefix (Fastify's other
+ * fields kept). Made once: each request's logger inherits the serializer (a serializer given per
+ * request made every request, the trivial route's too, build a pino child with its own set).
+ */
+function hidingPrivateUrls(logger: Logger, privatePrefix: string): Logger {
   const req = (r: FastifyRequest) => ({
     method: r.method,
     url: withoutPrivatePrefix(r.url, privatePrefix),
@@ -275,8 +279,7 @@ function hidingPrivateUrls(privatePrefix: string): NonNullable<FastifyServerOpti
     remoteAddress: r.ip,
     remotePort: r.socket?.remotePort,
   });
-  return (logger, bindings, options) =>
-    logger.child(bindings, { ...options, serializers: { ...options.serializers, req } });
+  return logger.child({}, { serializers: { req } });
 }
 
 function installMetrics(app: App, opts: HttpServerOptions): void {

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "../../common/errors.ts";
-import { apiKeyHash, authenticateApiKey, type UserRow } from "../services/accounts.ts";
+import { apiKeyHashIfWellFormed, authenticateApiKeyHash, type UserRow } from "../services/accounts.ts";
 import type { IntelServices, ReadView } from "../services/index.ts";
 
 export function tokenAuth(services: Pick<IntelServices, "store" | "reads">) {
@@ -16,12 +16,14 @@ export function tokenAuth(services: Pick<IntelServices, "store" | "reads">) {
       throw new HttpError(401, "not_authenticated", "Authentication credentials were not provided.");
     const m = /^Token\s+(\S+)$/i.exec(header);
     const view = await services.reads.view();
-    const user = m?.[1] ? await authenticateApiKey(db, m[1], view) : undefined;
-    if (!user) throw new HttpError(401, "invalid_token", "Invalid token.");
+    // Hashed once per request: the key check and the per-key limits share it.
+    const hash = m?.[1] ? apiKeyHashIfWellFormed(m[1]) : undefined;
+    const user = hash ? await authenticateApiKeyHash(db, hash, view) : undefined;
+    if (!user || !hash) throw new HttpError(401, "invalid_token", "Invalid token.");
     req.user = user;
     req.readView = view;
     // Per-key limits count by the key's hash: the key itself is kept nowhere.
-    req.apiKeyHash = apiKeyHash(m?.[1] ?? "");
+    req.apiKeyHash = hash;
   };
 }
 

@@ -23,12 +23,12 @@ import { closeUserSessions } from "../store/sessions.ts";
 import { randomHex } from "../store/settings.ts";
 
 export type { TokenSummary, UserSummary } from "../store/accounts.ts";
-/** The active user an API key belongs to (constant-time in the key), and the hash the key is counted by. */
+/** The active user an API key belongs to (constant-time in the key), given the hash the key is counted by. */
 export {
-  authenticateKey as authenticateApiKey,
-  tokenHash as apiKeyHash,
+  authenticateKeyHash as authenticateApiKeyHash,
   USER_ORDERS,
   type UserOrder,
+  wellFormedKeyHash as apiKeyHashIfWellFormed,
 } from "../store/accounts.ts";
 export { AccountError, type UserRow };
 

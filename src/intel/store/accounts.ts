@@ -142,13 +142,25 @@ function activeTokenRow(db: Kysely<Database>, hash: string) {
  * row is read again as soon as anything was committed: a revocation or a deactivation is seen by
  * the next request, in every process.
  */
-export async function authenticateKey(
+export function authenticateKey(
   db: Kysely<Database>,
   key: string,
   view: ReadView = DIRECT_READS,
 ): Promise<UserRow | undefined> {
-  if (!/^[0-9a-f]{40}$/.test(key)) return undefined;
-  const hash = tokenHash(key);
+  const hash = wellFormedKeyHash(key);
+  return hash ? authenticateKeyHash(db, hash, view) : Promise.resolve(undefined);
+}
+
+/** A key's hash, or undefined when it is not a key (40 hex digits): nothing is read for it. */
+export const wellFormedKeyHash = (key: string): string | undefined =>
+  /^[0-9a-f]{40}$/.test(key) ? tokenHash(key) : undefined;
+
+/** `authenticateKey` given the key's hash: the API's check hashes each request's key once. */
+export async function authenticateKeyHash(
+  db: Kysely<Database>,
+  hash: string,
+  view: ReadView = DIRECT_READS,
+): Promise<UserRow | undefined> {
   const row = await view.read(`token:${hash}`, () => activeTokenRow(db, hash));
   if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) || row.is_active !== 1)
     return undefined;
