@@ -45,7 +45,7 @@ export interface FilesServerOptions {
   logger: Logger;
   /** Replaces the default processors (tests). */
   processors?: Processor[];
-  /** The clamd Loupe started itself, used when CLAMD_SOCKET/CLAMD_HOST are unset. */
+  /** The clamd Loupe started itself, used when FILES_CLAMD_SOCKET/FILES_CLAMD_HOST are unset. */
   managedClamd?: ClamdAddress;
 }
 

@@ -74,6 +74,7 @@ export async function buildIntelServer(opts: {
       connectors: services.connectors,
       config: services.config,
       renderer: services.renderer,
+      now: services.now,
     });
   });
   countReadCache(app, services.reads);

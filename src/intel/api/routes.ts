@@ -30,6 +30,7 @@ export interface ApiDeps {
   connectors: Connector[];
   config: IntelServices["config"];
   renderer: IntelServices["renderer"];
+  now: IntelServices["now"];
 }
 
 const TypeRefSchema = Type.Object({

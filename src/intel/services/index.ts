@@ -9,6 +9,7 @@ import type { IntelConfig } from "../config.ts";
 import { CONNECTORS } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { scheduleFeeds } from "../domain/feeds.ts";
+import type { Clock } from "../domain/quota.ts";
 import { createRenderer, type Renderer } from "../domain/renderer.ts";
 import { createRequests, type Requests } from "../domain/requests.ts";
 import { SUPER_TYPES } from "../domain/taxonomy.ts";
@@ -33,10 +34,12 @@ export interface IntelServices {
   reads: ReadCache;
   connectors: Connector[];
   config: IntelConfig;
-  /** The admin panel's path (ADMIN_PATH, or a random one made once and kept). */
+  /** The admin panel's path (INTEL_ADMIN_PATH, or a random one made once and kept). */
   adminPath: string;
-  /** Signs the admin panel's cookies (SECRET_KEY, or a random one made once and kept). */
+  /** Signs the admin panel's cookies (INTEL_SECRET_KEY, or a random one made once and kept). */
   secretKey: string;
+  /** The vendor quotas' clock: Date.now, or a test's own. */
+  now: Clock;
   /** Stops background work started for these services (the retention schedule) on close. */
   onClose: Array<() => void>;
   close(): Promise<void>;
@@ -79,10 +82,17 @@ export function checkVendorSettings(config: IntelConfig, available: Connector[] 
   if (problems.length > 0) throw new ConfigError(problems);
 }
 
+/** What a test may change that a user does not set: the quota clock. */
+export interface ServiceOptions {
+  now?: Clock;
+}
+
 export async function openIntelServices(
   config: IntelConfig,
   connectors: Connector[] = enabledConnectors(config.connectors),
+  options: ServiceOptions = {},
 ): Promise<IntelServices> {
+  const now = options.now ?? Date.now;
   checkVendorSettings(config);
   const store = await openStore(config.databaseUrl, { waitMs: config.databaseWaitMs, taxonomy: SUPER_TYPES });
   const queue = createJobQueue(store.db, {
@@ -93,7 +103,7 @@ export async function openIntelServices(
   });
   const reads = createReadCache(store, config.readCacheEntries);
   const renderer = createRenderer(store, config);
-  const requests = createRequests({ store, queue, config, connectors, reads, renderer });
+  const requests = createRequests({ store, queue, config, connectors, reads, renderer, now });
   const adminPath =
     config.adminPath?.replace(/^\/+|\/+$/g, "") ??
     (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
@@ -109,6 +119,7 @@ export async function openIntelServices(
     config,
     adminPath,
     secretKey,
+    now,
     onClose,
     close: async () => {
       for (const stop of onClose) stop();

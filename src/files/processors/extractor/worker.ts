@@ -57,7 +57,7 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
     const loupe: Record<string, unknown> = { ...out.extra.loupe };
     if (content.length > task.limits.maxChars) {
       content = content.slice(0, task.limits.maxChars);
-      budget.stop("more text than EXTRACT_MAX_CHARS allows");
+      budget.stop("more text than FILES_EXTRACT_MAX_CHARS allows");
     }
     if (budget.reason) loupe.truncated = budget.reason;
     const language = content.length >= MIN_LANGUAGE_CHARS ? detect(content.slice(0, 20_000)) || null : null;
