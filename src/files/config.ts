@@ -30,12 +30,6 @@ export const filesSettings = {
     "Uploads of at most this many bytes (by Content-Length) are kept in memory instead of a temp file, for the routes that work on bytes (rulematch and yara, thumbnails); 0 turns it off. Past ≈ 30 KB an image costs more as bytes over IPC than as a temp file (docs/benchmarks.md).",
     { min: 0 },
   ),
-  uploadWriteBuffer: integer(
-    ["FILES_UPLOAD_WRITE_BUFFER", "UPLOAD_WRITE_BUFFER"],
-    1_048_576,
-    "Bytes of one upload held in memory while its temp file is written; past it the client's socket is paused. Larger is faster for big files (100 MB: 578 ms at 16 KB, 368 ms at 1 MiB), and costs up to this much memory per upload in progress.",
-    { min: 16_384 },
-  ),
   tmpDir: {
     ...text(
       "FILES_TMP_DIR",
@@ -89,25 +83,10 @@ export const filesSettings = {
   workerIdleMs: integer(
     ["FILES_WORKER_IDLE_MS", "WORKER_IDLE_MS"],
     60_000,
-    "How long an idle YARA worker thread or thumbnail process lives before it is stopped.",
+    "How long an idle YARA worker thread, native scan process, extraction process or thumbnail process lives before it is stopped (one of each pool is kept warm).",
     { min: 100 },
   ),
-  workerMinThreads: integer(
-    ["FILES_WORKER_MIN_THREADS", "WORKER_MIN_THREADS"],
-    1,
-    "YARA worker threads kept even when idle (0 gives their memory back; the next request starts a thread).",
-    { min: 0, max: 256 },
-  ),
   // At least 1: the rule set a scan is about to use is itself an entry of the cache.
-  rulesCacheSize: integer(
-    ["FILES_RULES_CACHE_SIZE", "RULES_CACHE_SIZE"],
-    32,
-    "Compiled YARA rule sets kept per worker (LRU).",
-    {
-      min: 1,
-      max: 10_000,
-    },
-  ),
   ruleMaxMatchesPerString: integer(
     ["FILES_RULE_MAX_MATCHES_PER_STRING", "RULE_MAX_MATCHES_PER_STRING"],
     1000,
@@ -192,18 +171,6 @@ export const filesSettings = {
     "Resident memory limit of one native YARA scan process, in MB; past it the scan is stopped.",
     { min: 64 },
   ),
-  rulesNativeMinProcesses: integer(
-    ["FILES_RULES_NATIVE_MIN_PROCESSES", "RULES_NATIVE_MIN_PROCESSES"],
-    1,
-    "Native YARA scan processes kept idle and ready (started with the first native scan; one taken or killed is replaced at once).",
-    { min: 0, max: 256 },
-  ),
-  rulesWorkerRecycleMb: integer(
-    ["FILES_RULES_WORKER_RECYCLE_MB", "RULES_WORKER_RECYCLE_MB"],
-    64,
-    "A YARA worker thread whose WebAssembly memory grew past this many MB (a large file was scanned) is replaced after its task: that memory never shrinks.",
-    { min: 8 },
-  ),
   rulesClientShare: integer(
     ["FILES_RULES_CLIENT_SHARE", "RULES_CLIENT_SHARE"],
     50,
@@ -257,18 +224,6 @@ export const filesSettings = {
     1024,
     "Resident memory limit of one extraction process, in MB (heap, WASM, buffers); past it the extraction is stopped.",
     { min: 128 },
-  ),
-  extractMinProcesses: integer(
-    ["FILES_EXTRACT_MIN_PROCESSES", "EXTRACT_MIN_PROCESSES"],
-    1,
-    "Extraction processes kept warm when idle (0 gives all their memory back; the next extraction waits for one to start).",
-    { min: 0, max: 256 },
-  ),
-  extractIdleMs: integer(
-    ["FILES_EXTRACT_IDLE_MS", "EXTRACT_IDLE_MS"],
-    60_000,
-    "How long an idle extraction process beyond FILES_EXTRACT_MIN_PROCESSES lives before it is stopped.",
-    { min: 100 },
   ),
   extractMaxChars: integer(
     ["FILES_EXTRACT_MAX_CHARS", "EXTRACT_MAX_CHARS"],
@@ -473,6 +428,9 @@ export const filesSettings = {
     },
   ),
 };
+
+/** Worker threads each pool keeps started while idle (the next request does not wait for one); tuning, not a setting. */
+export const WARM_THREADS = 1;
 
 export type FilesConfig = ReturnType<typeof readFilesConfig>;
 

@@ -185,12 +185,6 @@ export const intelSettings = {
     min: 1,
     max: 256,
   }),
-  workerInteractiveSlots: integer(
-    "INTEL_WORKER_INTERACTIVE_SLOTS",
-    2,
-    "Of a worker's INTEL_WORKER_CONCURRENCY slots, how many bulk lookups leave free for single asks (bulk always gets one).",
-    { min: 0, max: 256 },
-  ),
   bulkMax: integer(
     ["INTEL_BULK_MAX", "BULK_MAX"],
     1000,

@@ -3,7 +3,7 @@
  * OpenAPI entry and health report from it. The extractor is built first: the IOC scanner reuses it.
  */
 import type { ClamdAddress } from "../clamd/client.ts";
-import type { FilesConfig } from "../config.ts";
+import { type FilesConfig, WARM_THREADS } from "../config.ts";
 import { IocScanner } from "../iocs/scanner.ts";
 import { configuredClamd, createAntivirusProcessor } from "./antivirus.ts";
 import { createExtractorProcessor } from "./extractor/index.ts";
@@ -18,7 +18,7 @@ export function createProcessors(config: FilesConfig, managedClamd?: ClamdAddres
   const walker = new Walker(config);
   const scanner = new IocScanner({
     threads: config.extractWorkers,
-    minThreads: config.workerMinThreads,
+    minThreads: WARM_THREADS,
     idleMs: config.workerIdleMs,
     timeoutMs: config.iocTimeoutMs,
   });

@@ -82,6 +82,9 @@ export function checkVendorSettings(config: IntelConfig, available: Connector[] 
   if (problems.length > 0) throw new ConfigError(problems);
 }
 
+/** Of a worker's slots, how many bulk lookups leave free for single asks (bulk always gets one). */
+const INTERACTIVE_SLOTS = 2;
+
 /** What a test may change that a user does not set: the quota clock. */
 export interface ServiceOptions {
   now?: Clock;
@@ -98,7 +101,7 @@ export async function openIntelServices(
   const queue = createJobQueue(store.db, {
     leaseMs: config.jobLeaseMs,
     concurrency: config.workerConcurrency,
-    interactiveSlots: config.workerInteractiveSlots,
+    interactiveSlots: INTERACTIVE_SLOTS,
     skipLocked: store.dialect === "postgres",
   });
   const reads = createReadCache(store, config.readCacheEntries);

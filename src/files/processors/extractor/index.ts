@@ -4,7 +4,7 @@
  * heap limit missed WASM, Buffers and native memory). The tree of children is in `extra.tree`.
  */
 import { Type } from "typebox";
-import type { FilesConfig } from "../../config.ts";
+import { type FilesConfig, WARM_THREADS } from "../../config.ts";
 import { ExecutableInspector, type ExecutableResult } from "../../executable/index.ts";
 import { FuzzyHasher } from "../../fuzzy/index.ts";
 import { iocOptions } from "../../iocs/options.ts";
@@ -97,7 +97,7 @@ function createEnrichers(config: FilesConfig, scanner: IocScanner) {
   // Fuzzy hashes (docs/configuration.md: FUZZY_*) and indicators (docs/iocs.md), in their own pools.
   const workers = {
     threads: config.extractWorkers,
-    minThreads: config.workerMinThreads,
+    minThreads: WARM_THREADS,
     idleMs: config.workerIdleMs,
   };
   const hasher = new FuzzyHasher({

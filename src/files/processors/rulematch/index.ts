@@ -33,11 +33,17 @@ import { YaraPool } from "./pool.ts";
 import { ClientShare } from "./share.ts";
 
 const MB = 1024 * 1024;
+/** Worker threads and native scan processes kept started while idle (the next scan does not wait for one). */
+const WARM_SCANNERS = 1;
+/** Compiled rule sets each worker keeps (LRU): clients re-send the same few rule sets. */
+const RULES_CACHE_SIZE = 32;
+/** A WebAssembly worker whose memory grew past this (a large file was scanned) is replaced: that memory never shrinks. */
+const WORKER_RECYCLE_BYTES = 64 * MB;
 
 /** The WebAssembly worker pool (compiles every source; scans where native cannot) and the native engine, unless FILES_RULES_ENGINE=wasm. */
 function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEngine | undefined } {
   const pool = new YaraPool({
-    minThreads: config.workerMinThreads,
+    minThreads: WARM_SCANNERS,
     maxThreads: config.yaraWorkers,
     idleMs: config.workerIdleMs,
     scanTimeoutMs: config.scanTimeoutMs,
@@ -49,7 +55,7 @@ function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEng
       : new NativeEngine({
           strict: config.rulesEngine === "native",
           processes: config.yaraWorkers,
-          minProcesses: config.rulesNativeMinProcesses,
+          minProcesses: WARM_SCANNERS,
           idleMs: config.workerIdleMs,
           memoryMb: config.rulesNativeMemoryMb,
           timeoutMs: config.scanTimeoutMs,
@@ -129,8 +135,8 @@ async function scanUpload(
     rules,
     limits,
     input,
-    cacheSize: config.rulesCacheSize,
-    recycleBytes: config.rulesWorkerRecycleMb * MB,
+    cacheSize: RULES_CACHE_SIZE,
+    recycleBytes: WORKER_RECYCLE_BYTES,
     maxMatchesPerString: config.ruleMaxMatchesPerString,
     plaintextMax: config.rulePlaintextMax,
     consoleMax: config.rulesConsoleMaxChars,

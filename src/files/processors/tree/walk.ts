@@ -19,6 +19,9 @@ import { mayHoldChildren } from "./containers.ts";
 
 export type Walk = ExtractResult;
 
+/** Extraction processes kept started while idle: the next upload does not wait for one to boot. */
+const WARM_EXTRACTORS = 1;
+
 export class Walker {
   readonly #pool: SandboxPool<ExtractTask, ExtractResult>;
   readonly #config: FilesConfig;
@@ -35,8 +38,8 @@ export class Walker {
       timeoutMs: config.extractTimeoutMs,
       prlimit: findPrlimit(),
       size: config.extractWorkers,
-      minIdle: config.extractMinProcesses,
-      idleMs: config.extractIdleMs,
+      minIdle: WARM_EXTRACTORS,
+      idleMs: config.workerIdleMs,
     });
   }
 
