@@ -26,11 +26,11 @@ Runs every files processor (extractor, antivirus, iocs; rulematch with --rules) 
   --private             also report private and reserved addresses and domains
   --password P          a password to try on encrypted archive entries (repeat for more)
   --thumbnails DIR      save a PNG thumbnail of each image file in DIR
-  --timeout SECONDS     time allowed per file (default ANALYZE_TIMEOUT_MS)
+  --timeout SECONDS     time allowed per file (default LOUPE_ANALYZE_TIMEOUT_MS)
   --intel               ask intel about the indicators (INTEL_URL, INTEL_API_KEY)
   --intel-url URL       intel service (default INTEL_URL)
-  --intel-max N         indicators sent per file at most (default ANALYZE_INTEL_MAX_INDICATORS)
-  --intel-timeout SECONDS  time allowed for intel per file (default ANALYZE_INTEL_TIMEOUT_MS)
+  --intel-max N         indicators sent per file at most (default LOUPE_ANALYZE_INTEL_MAX_INDICATORS)
+  --intel-timeout SECONDS  time allowed for intel per file (default LOUPE_ANALYZE_INTEL_TIMEOUT_MS)
 
 Exit code: 0 nothing malicious, 1 a file detected by the antivirus, 2 usage error,
 3 a file could not be analysed (missing, not a regular file, service unreachable or refusing it).

@@ -91,7 +91,7 @@ const TABLE: CommandHelp[] = [
   {
     words: ["config"],
     usage:
-      "Usage: ./loupe config show [--json] | init [--force]\n\n  show   every setting's effective value and where it came from (secrets masked)\n  init   write <DATA_DIR>/loupe.env, the instance's own configuration file\n",
+      "Usage: ./loupe config show [--json] | init [--force]\n\n  show   every setting's effective value and where it came from (secrets masked)\n  init   write <LOUPE_DATA_DIR>/loupe.env, the instance's own configuration file\n",
   },
   { words: ["config", "show"], usage: "Usage: ./loupe config show [--json]\n" },
   { words: ["config", "init"], usage: "Usage: ./loupe config init [--force]\n" },

@@ -5,29 +5,19 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { commonSettings, derivedDefaults } from "../common/config.ts";
-import type { SettingsSpec } from "../common/settings.ts";
-import { filesSettings } from "../files/config.ts";
-import { intelSettings } from "../intel/config.ts";
-import { analyzeSettings } from "./analyze/settings.ts";
-import { instanceConfigPath, origins } from "./configuration.ts";
+import { derivedDefaults } from "../common/config.ts";
+import { nameGiven } from "../common/settings.ts";
+import { instanceConfigPath, origins, SETTINGS_SPECS } from "./configuration.ts";
 import { UsageError } from "./usage.ts";
-
-const SPECS: Record<string, SettingsSpec> = {
-  common: commonSettings,
-  files: filesSettings,
-  intel: intelSettings,
-  analyze: analyzeSettings,
-};
 
 /** The settings that make an instance: written by init even when they hold their default. */
 const INSTANCE = [
-  "DATA_DIR",
-  "HOST",
+  "LOUPE_DATA_DIR",
+  "LOUPE_HOST",
   "FILES_PORT",
   "INTEL_PORT",
-  "DATABASE_URL",
-  "BASE_URL",
+  "INTEL_DATABASE_URL",
+  "INTEL_BASE_URL",
   "FILES_TMP_DIR",
 ];
 
@@ -44,13 +34,15 @@ interface Effective {
 export function effectiveSettings(env: NodeJS.ProcessEnv = process.env): Effective[] {
   const derived = derivedDefaults(env);
   const out: Effective[] = [];
-  for (const [group, spec] of Object.entries(SPECS)) {
+  for (const [group, spec] of Object.entries(SETTINGS_SPECS)) {
     for (const s of Object.values(spec)) {
       // A variable two groups read (FILES_URL: intel and analyze) is listed once.
       if (out.some((e) => e.name === s.env)) continue;
-      const raw = env[s.env];
-      if (raw !== undefined && raw !== "") {
-        out.push({ name: s.env, group, value: raw, source: origins.get(s.env) ?? "environment" });
+      const given = nameGiven(s, env);
+      if (given !== undefined) {
+        // Given by an alias: the source says which name (`loupe.env as LOUPE_DATA_DIR`).
+        const source = `${origins.get(given) ?? "environment"}${given === s.env ? "" : ` as ${given}`}`;
+        out.push({ name: s.env, group, value: env[given] as string, source });
       } else if (derived[s.env] !== undefined) {
         out.push({ name: s.env, group, value: derived[s.env] as string, source: "derived" });
       } else {
@@ -98,7 +90,7 @@ export function instanceFileText(env: NodeJS.ProcessEnv = process.env): string {
   ].join("\n");
 }
 
-/** Writes `<DATA_DIR>/loupe.env` (mode 0600); returns its path, or null when it exists and `force` is not set. */
+/** Writes `<LOUPE_DATA_DIR>/loupe.env` (mode 0600); returns its path, or null when it exists and `force` is not set. */
 export function writeInstanceFile(force = false, env: NodeJS.ProcessEnv = process.env): string | null {
   const file = instanceConfigPath(env);
   if (existsSync(file) && !force) return null;

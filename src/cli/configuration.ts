@@ -1,14 +1,34 @@
 /**
  * The configuration every command follows: the environment, then `--config FILE` (or LOUPE_CONFIG),
- * then `.env` at the repository root, then `<DATA_DIR>/loupe.env` (written by `./loupe up` on first
- * start or `./loupe config init`). The first to name a variable wins; where each came from is kept
- * for `./loupe config show`.
+ * then `.env` at the repository root, then `<LOUPE_DATA_DIR>/loupe.env` (written by `./loupe up` on first
+ * start or `./loupe config init`). The first to name a setting (by its name or an alias) wins;
+ * where each came from is kept for `./loupe config show`.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "node:util";
-import { ROOT, resolveFromRoot } from "../common/config.ts";
+import { commonSettings, dataDirOf, ROOT } from "../common/config.ts";
+import type { SettingsSpec } from "../common/settings.ts";
+import { filesSettings } from "../files/config.ts";
+import { intelSettings } from "../intel/config.ts";
+import { analyzeSettings } from "./analyze/settings.ts";
+import { doctorSettings } from "./doctor/settings.ts";
 import { UsageError } from "./usage.ts";
+
+/** Every settings spec of the project, by group (what `./loupe config show` lists). */
+export const SETTINGS_SPECS: Record<string, SettingsSpec> = {
+  common: commonSettings,
+  files: filesSettings,
+  intel: intelSettings,
+  analyze: analyzeSettings,
+  doctor: doctorSettings,
+};
+
+/** Each name a setting is read by (its own and its aliases) → all of that setting's names. */
+const namesOfSetting = new Map<string, string[]>();
+for (const spec of Object.values(SETTINGS_SPECS))
+  for (const s of Object.values(spec))
+    for (const n of [s.env, ...s.aliases]) namesOfSetting.set(n, [s.env, ...s.aliases]);
 
 /** Where each variable of the process's environment came from: "environment" or a file's path. */
 export const origins = new Map<string, string>();
@@ -17,9 +37,9 @@ export const filesRead: string[] = [];
 
 export const CONFIG_FILE_NAME = "loupe.env";
 
-/** The instance's own configuration file: `<DATA_DIR>/loupe.env`. */
+/** The instance's own configuration file: `<LOUPE_DATA_DIR>/loupe.env`. */
 export function instanceConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(resolveFromRoot(env.DATA_DIR?.trim() || "./data"), CONFIG_FILE_NAME);
+  return path.join(dataDirOf(env), CONFIG_FILE_NAME);
 }
 
 /** Takes `--config FILE` (or `--config=FILE`) out of argv; the rest is the command line. */
@@ -47,7 +67,8 @@ function readInto(file: string, required: boolean): void {
   }
   const values = parseEnv(readFileSync(file, "utf8"));
   for (const [name, value] of Object.entries(values)) {
-    if (process.env[name] !== undefined) continue;
+    // A setting named earlier (by this name or another of its names) keeps that value.
+    if ((namesOfSetting.get(name) ?? [name]).some((n) => process.env[n] !== undefined)) continue;
     process.env[name] = value;
     origins.set(name, file);
   }

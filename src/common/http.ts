@@ -47,7 +47,7 @@ export interface HttpServerOptions {
    * a client or a log reader can read.
    */
   privatePrefix?: string;
-  /** Send HSTS on every answer (the service is reached over https: BASE_URL); else only on https requests. */
+  /** Send HSTS on every answer (the service is reached over https: INTEL_BASE_URL); else only on https requests. */
   alwaysHsts?: boolean;
   bodyLimit?: number;
   /** Extra OpenAPI components (security schemes…). */
@@ -307,7 +307,11 @@ function installMetrics(app: App, opts: HttpServerOptions): void {
   const expected = opts.metricsToken ? `Bearer ${opts.metricsToken}` : undefined;
   app.get("/metrics", { schema: { hide: true } }, async (req, reply) => {
     if (expected && !sameSecret(req.headers.authorization ?? "", expected))
-      throw new HttpError(401, "not_authenticated", "/metrics needs Authorization: Bearer <METRICS_TOKEN>.");
+      throw new HttpError(
+        401,
+        "not_authenticated",
+        "/metrics needs Authorization: Bearer <LOUPE_METRICS_TOKEN>.",
+      );
     reply.type(registry.contentType);
     return registry.metrics();
   });

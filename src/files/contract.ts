@@ -95,7 +95,7 @@ export function filesContract(
   return {
     every: {
       429: {
-        meaning: "Too many requests from this address (RATE_LIMIT_PER_MINUTE); Retry-After says when",
+        meaning: "Too many requests from this address (LOUPE_RATE_LIMIT_PER_MINUTE); Retry-After says when",
         codes: ["rate_limited"],
       },
     },

@@ -12,47 +12,39 @@ import {
   optionalText,
   readSettings,
   type Setting,
+  type SettingNames,
+  setting,
   text,
 } from "../common/settings.ts";
 import { MARKINGS, type Marking, parseMarking } from "./model/markings.ts";
 
 const LEVELS = MARKINGS.join(", ");
 
-function marking(env: string, defaultValue: Marking, describe: string): Setting<Marking> {
-  return {
-    env,
-    defaultValue,
-    describe,
-    parse(raw) {
-      const level = parseMarking(raw);
-      if (!level) throw new Error(`must be one of ${LEVELS}, got "${raw}"`);
-      return level;
-    },
-  };
+function marking(names: SettingNames, defaultValue: Marking, describe: string): Setting<Marking> {
+  return setting(names, defaultValue, describe, (raw) => {
+    const level = parseMarking(raw);
+    if (!level) throw new Error(`must be one of ${LEVELS}, got "${raw}"`);
+    return level;
+  });
 }
 
 /** `vendor:LEVEL,…`: the most restricted level each named connector may receive. */
-function allowances(env: string, describe: string): Setting<Record<string, Marking>> {
-  return {
-    env,
-    defaultValue: {},
-    describe,
-    documentedDefault: "none",
-    parse(raw) {
-      const out: Record<string, Marking> = {};
-      for (const item of raw
-        .split(",")
-        .map((v) => v.trim())
-        .filter(Boolean)) {
-        const [vendor, level] = item.split(":").map((v) => v.trim());
-        const parsed = level ? parseMarking(level) : undefined;
-        if (!vendor || !/^[a-z0-9_]+$/.test(vendor) || !parsed)
-          throw new Error(`must be vendor:LEVEL pairs (LEVEL one of ${LEVELS}), got "${item}"`);
-        out[vendor] = parsed;
-      }
-      return out;
-    },
+function allowances(names: SettingNames, describe: string): Setting<Record<string, Marking>> {
+  const parse = (raw: string) => {
+    const out: Record<string, Marking> = {};
+    for (const item of raw
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean)) {
+      const [vendor, level] = item.split(":").map((v) => v.trim());
+      const parsed = level ? parseMarking(level) : undefined;
+      if (!vendor || !/^[a-z0-9_]+$/.test(vendor) || !parsed)
+        throw new Error(`must be vendor:LEVEL pairs (LEVEL one of ${LEVELS}), got "${item}"`);
+      out[vendor] = parsed;
+    }
+    return out;
   };
+  return { ...setting(names, {}, describe, parse), documentedDefault: "none" };
 }
 
 /** Settings of the intel service (docs/configuration.md lists them). */
@@ -60,42 +52,51 @@ export const intelSettings = {
   port: integer("INTEL_PORT", 9080, "Port of the intel service.", { min: 0, max: 65535 }),
   databaseUrl: {
     ...text(
-      "DATABASE_URL",
+      ["INTEL_DATABASE_URL", "DATABASE_URL"],
       "sqlite:./data/intel.db",
       "sqlite:<path> (embedded, WAL) or postgres://… (scale-out: several workers).",
     ),
-    documentedDefault: "sqlite:<DATA_DIR>/intel.db",
+    documentedDefault: "sqlite:<LOUPE_DATA_DIR>/intel.db",
   },
   baseUrl: {
-    ...httpUrl("BASE_URL", "http://127.0.0.1:9080", "Public URL of the intel service (links, admin panel)."),
+    ...httpUrl(
+      ["INTEL_BASE_URL", "BASE_URL"],
+      "http://127.0.0.1:9080",
+      "Public URL of the intel service (links, admin panel).",
+    ),
     documentedDefault: "http://127.0.0.1:<INTEL_PORT>",
   },
   adminPath: optionalText(
-    "ADMIN_PATH",
+    ["INTEL_ADMIN_PATH", "ADMIN_PATH"],
     "Path of the admin panel; a random 32-hex path is made and kept when unset.",
   ),
   secretKey: optionalText(
-    "SECRET_KEY",
+    ["INTEL_SECRET_KEY", "SECRET_KEY"],
     "Secret that signs admin sessions; generated and kept in the database when unset.",
   ),
-  adminSessionHours: integer("ADMIN_SESSION_HOURS", 12, "How long an admin panel login lasts.", {
-    min: 1,
-    max: 24 * 90,
-  }),
+  adminSessionHours: integer(
+    ["INTEL_ADMIN_SESSION_HOURS", "ADMIN_SESSION_HOURS"],
+    12,
+    "How long an admin panel login lasts.",
+    {
+      min: 1,
+      max: 24 * 90,
+    },
+  ),
   adminLoginFailuresPerUser: integer(
-    "ADMIN_LOGIN_FAILURES_PER_USER",
+    ["INTEL_ADMIN_LOGIN_FAILURES_PER_USER", "ADMIN_LOGIN_FAILURES_PER_USER"],
     5,
-    "Failed admin logins for one username before it is locked out for ADMIN_LOGIN_LOCKOUT_SECONDS.",
+    "Failed admin logins for one username before it is locked out for INTEL_ADMIN_LOGIN_LOCKOUT_SECONDS.",
     { min: 1 },
   ),
   adminLoginFailuresPerIp: integer(
-    "ADMIN_LOGIN_FAILURES_PER_IP",
+    ["INTEL_ADMIN_LOGIN_FAILURES_PER_IP", "ADMIN_LOGIN_FAILURES_PER_IP"],
     20,
     "Failed admin logins from one client address before it is locked out.",
     { min: 1 },
   ),
   adminLoginLockoutSeconds: integer(
-    "ADMIN_LOGIN_LOCKOUT_SECONDS",
+    ["INTEL_ADMIN_LOGIN_LOCKOUT_SECONDS", "ADMIN_LOGIN_LOCKOUT_SECONDS"],
     900,
     "How long failed logins are remembered and a lockout lasts.",
     { min: 1 },
@@ -184,63 +185,77 @@ export const intelSettings = {
     min: 1,
     max: 256,
   }),
-  workerInteractiveSlots: integer(
-    "INTEL_WORKER_INTERACTIVE_SLOTS",
-    2,
-    "Of a worker's INTEL_WORKER_CONCURRENCY slots, how many bulk lookups leave free for single asks (bulk always gets one).",
-    { min: 0, max: 256 },
+  bulkMax: integer(
+    ["INTEL_BULK_MAX", "BULK_MAX"],
+    1000,
+    "Subjects in one bulk ask (POST /api/requests/); more: 413.",
+    {
+      min: 1,
+      max: 100_000,
+    },
   ),
-  bulkMax: integer("BULK_MAX", 1000, "Subjects in one bulk ask (POST /api/requests/); more: 413.", {
-    min: 1,
-    max: 100_000,
-  }),
   bulkMaxBodyBytes: integer(
-    "BULK_MAX_BODY_BYTES",
+    ["INTEL_BULK_MAX_BODY_BYTES", "BULK_MAX_BODY_BYTES"],
     4 * 1024 * 1024,
     "Largest body of a bulk ask, in bytes; larger: 413.",
     { min: 1024 },
   ),
   batchResultsPageMax: integer(
-    "BATCH_RESULTS_PAGE_MAX",
+    ["INTEL_BATCH_RESULTS_PAGE_MAX", "BATCH_RESULTS_PAGE_MAX"],
     50,
     "Items per page of GET /api/batches/<id>/?results=1 (each carries its result document).",
     { min: 1, max: 1000 },
   ),
   webhookAllowPrivate: flag(
-    "WEBHOOK_ALLOW_PRIVATE",
+    ["INTEL_WEBHOOK_ALLOW_PRIVATE", "WEBHOOK_ALLOW_PRIVATE"],
     false,
     "Let webhooks call loopback, private, link-local and other non-public addresses (tests, closed networks).",
   ),
-  webhookTimeoutMs: integer("WEBHOOK_TIMEOUT_MS", 10_000, "Time limit of one webhook call.", {
-    min: 100,
-    max: 300_000,
-  }),
+  webhookTimeoutMs: integer(
+    ["INTEL_WEBHOOK_TIMEOUT_MS", "WEBHOOK_TIMEOUT_MS"],
+    10_000,
+    "Time limit of one webhook call.",
+    {
+      min: 100,
+      max: 300_000,
+    },
+  ),
   webhookMaxAttempts: integer(
-    "WEBHOOK_MAX_ATTEMPTS",
+    ["INTEL_WEBHOOK_MAX_ATTEMPTS", "WEBHOOK_MAX_ATTEMPTS"],
     8,
     "Calls of a webhook for one event before its delivery is marked failed.",
     { min: 1, max: 100 },
   ),
   webhookRetryBaseMs: integer(
-    "WEBHOOK_RETRY_BASE_MS",
+    ["INTEL_WEBHOOK_RETRY_BASE_MS", "WEBHOOK_RETRY_BASE_MS"],
     30_000,
     "Wait before the first retry of a failed webhook call; doubled after each failure.",
     { min: 10 },
   ),
-  webhookRetryMaxMs: integer("WEBHOOK_RETRY_MAX_MS", 3_600_000, "Longest wait between two webhook calls.", {
-    min: 10,
-  }),
-  webhookPollMs: integer("WEBHOOK_POLL_MS", 1000, "How often a worker looks for webhook calls to make.", {
-    min: 10,
-    max: 60_000,
-  }),
+  webhookRetryMaxMs: integer(
+    ["INTEL_WEBHOOK_RETRY_MAX_MS", "WEBHOOK_RETRY_MAX_MS"],
+    3_600_000,
+    "Longest wait between two webhook calls.",
+    {
+      min: 10,
+    },
+  ),
+  webhookPollMs: integer(
+    ["INTEL_WEBHOOK_POLL_MS", "WEBHOOK_POLL_MS"],
+    1000,
+    "How often a worker looks for webhook calls to make.",
+    {
+      min: 10,
+      max: 60_000,
+    },
+  ),
   connectors: text(
     "INTEL_CONNECTORS",
     "all",
     "Connectors to use: all, or a comma-separated list of ids (virustotal,hashlookup,…).",
   ),
   databaseWaitMs: integer(
-    "DATABASE_WAIT_MS",
+    ["INTEL_DATABASE_WAIT_MS", "DATABASE_WAIT_MS"],
     60_000,
     "At start, how long to wait for a database that is not reachable yet (restarting) before giving up.",
     { min: 0 },
@@ -264,18 +279,6 @@ export const intelSettings = {
     120,
     "Longest a lookup waits for a vendor's quota under the wait policy; past it the vendor is skipped (quota_exhausted).",
     { min: 0, max: 3600 },
-  ),
-  quotaMinuteSeconds: integer(
-    "INTEL_QUOTA_MINUTE_SECONDS",
-    60,
-    "Length of the window of the per-minute quotas (sliding). Shorter only for tests.",
-    { min: 1, max: 3600 },
-  ),
-  quotaDaySeconds: integer(
-    "INTEL_QUOTA_DAY_SECONDS",
-    86_400,
-    "Length of the window of the per-day quotas (sliding). Shorter only for tests.",
-    { min: 1, max: 7 * 86_400 },
   ),
   // Bounds on what one API key can make the service do and store (docs/security.md).
   keyRateLimitPerMinute: integer(
@@ -420,7 +423,7 @@ export const intelSettings = {
   analysisKeepFiles: flag(
     "INTEL_ANALYSIS_KEEP_FILES",
     false,
-    "Keep each analysed file under DATA_DIR/analyses (off: a file is deleted once analysed).",
+    "Keep each analysed file under LOUPE_DATA_DIR/analyses (off: a file is deleted once analysed).",
   ),
   analysisKeepMaxBytes: integer(
     "INTEL_ANALYSIS_KEEP_MAX_BYTES",
@@ -461,10 +464,8 @@ function filesUrl(raw: string): string | null {
 export type IntelConfig = ReturnType<typeof readIntelConfig>;
 
 export function readIntelConfig(given: NodeJS.ProcessEnv = process.env) {
-  const env = withDerivedDefaults(given);
+  const env = withDerivedDefaults(intelSettings, given);
   const settings = readSettings(intelSettings, env);
-  if (settings.quotaMinuteSeconds > settings.quotaDaySeconds)
-    throw new ConfigError(["INTEL_QUOTA_MINUTE_SECONDS must not be longer than INTEL_QUOTA_DAY_SECONDS"]);
   return {
     ...settings,
     vendorUrls: vendorUrlOverrides(env),

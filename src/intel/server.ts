@@ -80,6 +80,7 @@ export async function buildIntelServer(opts: {
       connectors: services.connectors,
       config: services.config,
       renderer: services.renderer,
+      now: services.now,
     });
     await registerAnalyses(api as unknown as App, {
       analyses,

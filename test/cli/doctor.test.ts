@@ -174,7 +174,7 @@ describe("./loupe doctor", () => {
     assert.equal(code, 1);
     const d = find(r, "disk DATA_DIR");
     assert.equal(d.status, "error");
-    assert.match(d.detail, /below DOCTOR_MIN_FREE_MB/);
+    assert.match(d.detail, /below LOUPE_DOCTOR_MIN_FREE_MB/);
   });
 
   it("judges signatures by their date, and Loupe's own as test signatures", () => {

@@ -42,9 +42,12 @@ describe("two instances side by side", () => {
       assert.equal((await stat(file)).mode & 0o777, 0o600);
       const shown = await runLoupe(["--config", file, "config", "show", "--json"], { DATA_DIR: "" });
       const rows = new Map((JSON.parse(shown.stdout) as Row[]).map((r) => [r.name, r]));
-      assert.equal(rows.get("DATABASE_URL")?.value, `sqlite:${path.join(dirs[i] as string, "intel.db")}`);
-      assert.equal(rows.get("DATABASE_URL")?.source, file);
-      assert.equal(rows.get("BASE_URL")?.value, `http://127.0.0.1:${ports[i]?.intel}`);
+      assert.equal(
+        rows.get("INTEL_DATABASE_URL")?.value,
+        `sqlite:${path.join(dirs[i] as string, "intel.db")}`,
+      );
+      assert.equal(rows.get("INTEL_DATABASE_URL")?.source, file);
+      assert.equal(rows.get("INTEL_BASE_URL")?.value, `http://127.0.0.1:${ports[i]?.intel}`);
       assert.equal(rows.get("INTEL_URL")?.value, `http://127.0.0.1:${ports[i]?.intel}`);
       assert.equal(rows.get("FILES_URL")?.value, `http://127.0.0.1:${ports[i]?.files}`);
       assert.match(rows.get("FILES_TMP_DIR")?.value ?? "", /loupe-files-[0-9a-f]{12}$/);
@@ -73,7 +76,7 @@ describe("two instances side by side", () => {
     const env = { ...envOf(1), SECRET_KEY: "s3cr3t-value-0123456789", INTEL_API_KEY: "key-value-987" };
     const shown = await runLoupe(["config", "show"], env);
     assert.doesNotMatch(shown.stdout, /s3cr3t-value|key-value-987/);
-    assert.match(shown.stdout, /SECRET_KEY\s+\*{8}\s+\(environment\)/);
+    assert.match(shown.stdout, /INTEL_SECRET_KEY\s+\*{8}\s+\(environment as SECRET_KEY\)/);
     const init = await runLoupe(["config", "init", "--force"], env);
     assert.equal(init.code, 0, init.stderr);
     const text = await readFile(path.join(dirs[1] as string, "loupe.env"), "utf8");

@@ -54,7 +54,7 @@ rule mz : tag { meta: author = "x" n = -1 strings: $a = "(((((((((" $h = { 4D 5A
     assert.equal(code(`rule a { condition: 1 ${"| 1 & 1 ".repeat(5)}> 0 }`), "rules_too_complex");
     assert.match(
       checkRules(`rule a { condition: ${"1 + 1 - ".repeat(5000)}1 < 0 }`, LIMITS)?.detail ?? "",
-      /chains of binary operators \(RULES_MAX_DEPTH\)/,
+      /chains of binary operators \(FILES_RULES_MAX_DEPTH\)/,
     );
     // A chain ends at and/or, a comma or a colon: long conditions of short comparisons pass.
     const terms = Array.from({ length: 40 }, (_, i) => `uint8(${i}) + 1 == ${i} * 2`);

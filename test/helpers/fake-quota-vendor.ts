@@ -39,14 +39,3 @@ export async function startCountingVendor(validKeys: string[]): Promise<Counting
   Object.assign(state, await serveOnLoopback(server));
   return state;
 }
-
-/** The most calls that arrived within any `windowMs` (a sliding window over the arrival times). */
-export function busiestWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let first = 0, last = 0; last < sorted.length; last++) {
-    while (sorted[last]! - sorted[first]! >= windowMs) first++;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}

@@ -83,6 +83,8 @@ export async function startIntelServer(opts: {
   worker?: boolean;
   /** Where logs go (tests that inspect them); silent otherwise. */
   logger?: Logger;
+  /** The vendor quotas' clock (a test moves its own; Date.now otherwise). */
+  now?: () => number;
 }): Promise<TestIntelServer> {
   // Only the vendors a test stands up a fake for: tests never reach a real vendor.
   const env = {
@@ -98,7 +100,7 @@ export async function startIntelServer(opts: {
     ...opts.env,
   };
   const config = readIntelConfig(env);
-  const services = await openIntelServices(config, opts.connectors);
+  const services = await openIntelServices(config, opts.connectors, { now: opts.now });
   if (opts.worker !== false) startWorker(services);
   const app = await buildIntelServer({
     common: readCommonConfig(env),

@@ -10,7 +10,16 @@ export interface LoupeRun {
 }
 
 /** Settings a developer may have exported that would point a test at their own services. */
-const OWN_SETTINGS = ["FILES_URL", "FILES_PORT", "INTEL_URL", "INTEL_API_KEY", "CLAMD_SOCKET", "CLAMD_HOST"];
+const OWN_SETTINGS = [
+  "FILES_URL",
+  "FILES_PORT",
+  "INTEL_URL",
+  "INTEL_API_KEY",
+  "FILES_CLAMD_SOCKET",
+  "FILES_CLAMD_HOST",
+  "CLAMD_SOCKET",
+  "CLAMD_HOST",
+];
 
 export function runLoupe(
   args: string[],

@@ -68,7 +68,7 @@ describe("password work against a real files process", { skip: skipUnlessCommand
     for (const e of entries) {
       assert.equal(e.encrypted, true);
       assert.equal(e.opened, false);
-      assert.match(e.reason, /2\^24 rounds per password, over ARCHIVE_MAX_KEY_POWER/);
+      assert.match(e.reason, /2\^24 rounds per password, over FILES_ARCHIVE_MAX_KEY_POWER/);
     }
   });
 

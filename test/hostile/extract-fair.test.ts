@@ -1,7 +1,7 @@
 /**
  * Issue 27 M5 against a real `./loupe files serve` process: one client's costly 7z password runs
  * (2^24 key-derivation rounds per try) hold only its share of the extraction processes — another
- * client's small text is answered while both runs still go on (EXTRACT_CLIENT_SHARE).
+ * client's small text is answered while both runs still go on (FILES_EXTRACT_CLIENT_SHARE).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -38,7 +38,7 @@ describe("one client's password work", { skip: skipUnlessCommands("7zz") }, () =
   });
   after(() => server?.close());
 
-  it("holds one of two extraction processes (EXTRACT_CLIENT_SHARE=50): another client's text answers meanwhile", {
+  it("holds one of two extraction processes (FILES_EXTRACT_CLIENT_SHARE=50): another client's text answers meanwhile", {
     timeout: 600_000,
   }, async () => {
     const costly = withKeyPower(
@@ -69,7 +69,10 @@ describe("one client's password work", { skip: skipUnlessCommands("7zz") }, () =
       assert.equal(entry.success, true, JSON.stringify(entry));
       assert.equal(body.content, "a small note");
       assert.equal(pending.size, 2, "the small text waited for a costly run to end");
-      assert.match(await healthUntil(server, /./), /1 per client \(remote address, EXTRACT_CLIENT_SHARE\)/);
+      assert.match(
+        await healthUntil(server, /./),
+        /1 per client \(remote address, FILES_EXTRACT_CLIENT_SHARE\)/,
+      );
     } finally {
       stop.abort();
       await Promise.all(runs);

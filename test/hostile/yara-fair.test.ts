@@ -30,7 +30,10 @@ describe("a runaway loop bounded by the file", () => {
       assert.equal(status, 200);
       const entry = entryOf(body);
       assert.equal(entry.error_short, "timeout");
-      assert.match(entry.error ?? "", /within 2000 ms, its budget for this file \(RULES_SCAN_BUDGET_MS/);
+      assert.match(
+        entry.error ?? "",
+        /within 2000 ms, its budget for this file \(FILES_RULES_SCAN_BUDGET_MS/,
+      );
     } finally {
       await client.close();
     }

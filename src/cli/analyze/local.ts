@@ -23,7 +23,7 @@ export async function startLocalFiles(env: NodeJS.ProcessEnv): Promise<LocalFile
   const common = { ...readCommonConfig(env), host: "127.0.0.1", rateLimitPerMinute: 0 };
   const files = { ...readFilesConfig(env), port: 0, tmpDir: path.join(dir, "uploads") };
   // Logs go to stderr: stdout carries the report.
-  const logger = createLogger(env.LOG_LEVEL ?? "warn", "files", pino.destination(2));
+  const logger = createLogger(env.LOUPE_LOG_LEVEL ?? env.LOG_LEVEL ?? "warn", "files", pino.destination(2));
   let clamd: ManagedClamd | undefined;
   if (!files.clamdSocket && !files.clamdHost && findClamd()) {
     clamd = await startManagedClamd(path.join(dir, "clamd"), {

@@ -20,19 +20,19 @@ export const analyzeSettings = {
   },
   intelApiKey: optionalText("INTEL_API_KEY", "`./loupe analyze --intel`: an API key of the intel service."),
   intelMaxIndicators: integer(
-    "ANALYZE_INTEL_MAX_INDICATORS",
+    ["LOUPE_ANALYZE_INTEL_MAX_INDICATORS", "ANALYZE_INTEL_MAX_INDICATORS"],
     20,
     "`./loupe analyze --intel`: indicators sent to intel per file at most (the first found).",
     { min: 1, max: 1000 },
   ),
   intelTimeoutMs: integer(
-    "ANALYZE_INTEL_TIMEOUT_MS",
+    ["LOUPE_ANALYZE_INTEL_TIMEOUT_MS", "ANALYZE_INTEL_TIMEOUT_MS"],
     120_000,
     "`./loupe analyze --intel`: time allowed for intel's verdicts on one file's indicators, in ms.",
     { min: 1_000 },
   ),
   timeoutMs: integer(
-    "ANALYZE_TIMEOUT_MS",
+    ["LOUPE_ANALYZE_TIMEOUT_MS", "ANALYZE_TIMEOUT_MS"],
     900_000,
     "`./loupe analyze`: time allowed for one file (upload and analysis), in ms.",
     { min: 1_000 },
@@ -43,5 +43,5 @@ export type AnalyzeSettings = ReturnType<typeof readAnalyzeSettings>;
 
 /** Unset, the services are the ones `./loupe up` would start with this configuration. */
 export function readAnalyzeSettings(env: NodeJS.ProcessEnv) {
-  return readSettings(analyzeSettings, withDerivedDefaults(env));
+  return readSettings(analyzeSettings, withDerivedDefaults(analyzeSettings, env));
 }

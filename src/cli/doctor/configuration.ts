@@ -39,21 +39,25 @@ export function configurationCheck(env: NodeJS.ProcessEnv): CheckResult {
   return ok("configuration", "every setting is valid");
 }
 
-/** BASE_URL: plain http is fine on loopback only (admin cookies and API keys travel over it). */
+/** INTEL_BASE_URL: plain http is fine on loopback only (admin cookies and API keys travel over it). */
 export function tlsCheck(env: NodeJS.ProcessEnv): CheckResult {
   let url: URL;
   try {
     url = new URL(readIntelConfig(env).baseUrl);
   } catch (err) {
-    return error("tls", `BASE_URL cannot be read: ${messageOf(err)}`, "set BASE_URL to the public https URL");
+    return error(
+      "tls",
+      `INTEL_BASE_URL cannot be read: ${messageOf(err)}`,
+      "set INTEL_BASE_URL to the public https URL",
+    );
   }
   if (isLoopbackHost(url.hostname))
-    return ok("tls", `BASE_URL ${url.origin} is loopback: plain http is fine`);
-  if (url.protocol === "https:") return ok("tls", `BASE_URL ${url.origin} is https`);
+    return ok("tls", `INTEL_BASE_URL ${url.origin} is loopback: plain http is fine`);
+  if (url.protocol === "https:") return ok("tls", `INTEL_BASE_URL ${url.origin} is https`);
   return error(
     "tls",
-    `BASE_URL ${url.origin} is public and plain http: API keys and admin sessions would cross the network in clear`,
-    "put a TLS proxy in front (docs/deployment.md) and set BASE_URL=https://…",
+    `INTEL_BASE_URL ${url.origin} is public and plain http: API keys and admin sessions would cross the network in clear`,
+    "put a TLS proxy in front (docs/deployment.md) and set INTEL_BASE_URL=https://…",
   );
 }
 
@@ -70,12 +74,15 @@ export function secretsCheck(env: NodeJS.ProcessEnv): CheckResult {
   const publicUrl = !isLoopbackHost(new URL(intel.baseUrl).hostname);
   const missing: string[] = [];
   if (publicUrl && !intel.secretKey)
-    missing.push("SECRET_KEY is unset (a random one is kept in the database)");
+    missing.push("INTEL_SECRET_KEY is unset (a random one is kept in the database)");
   if (intel.secretKey && intel.secretKey.length < SHORTEST_SECRET)
-    missing.push(`SECRET_KEY is shorter than ${SHORTEST_SECRET} characters`);
+    missing.push(`INTEL_SECRET_KEY is shorter than ${SHORTEST_SECRET} characters`);
   if (!isLoopbackHost(common.host) && !common.metricsToken)
-    missing.push(`HOST ${common.host} is not loopback and METRICS_TOKEN is unset (/metrics is open)`);
+    missing.push(`HOST ${common.host} is not loopback and LOUPE_METRICS_TOKEN is unset (/metrics is open)`);
   if (missing.length > 0)
     return warn("secrets", missing.join("; "), "set them in the environment file: openssl rand -hex 32");
-  return ok("secrets", publicUrl ? "SECRET_KEY is set" : "loopback deployment: generated secrets are fine");
+  return ok(
+    "secrets",
+    publicUrl ? "INTEL_SECRET_KEY is set" : "loopback deployment: generated secrets are fine",
+  );
 }

@@ -17,7 +17,7 @@ import { readDoctorSettings } from "./settings.ts";
 /** How long past its lease a running job may wait before no live worker is the likely reason. */
 const RECLAIM_GRACE_MS = 60_000;
 
-/** Where DATABASE_URL points, without a password. */
+/** Where INTEL_DATABASE_URL points, without a password. */
 function describeUrl(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@");
 }
@@ -34,7 +34,7 @@ async function queueCheck(store: Store, queueWarnDepth: number): Promise<CheckRe
   if (queued > queueWarnDepth)
     return warn(
       "queue",
-      `${detail} (over DOCTOR_QUEUE_WARN_DEPTH=${queueWarnDepth})`,
+      `${detail} (over LOUPE_DOCTOR_QUEUE_WARN_DEPTH=${queueWarnDepth})`,
       "start more intel workers",
     );
   return ok("queue", detail);
@@ -71,7 +71,7 @@ export async function databaseChecks(env: NodeJS.ProcessEnv): Promise<CheckResul
   } catch (err) {
     const where = describeUrl(config.databaseUrl);
     return [
-      error("database", `${where}: ${messageOf(err)}`, "check DATABASE_URL and that the database runs"),
+      error("database", `${where}: ${messageOf(err)}`, "check INTEL_DATABASE_URL and that the database runs"),
     ];
   }
   try {

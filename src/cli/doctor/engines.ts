@@ -1,8 +1,8 @@
 /**
  * Checks of the scanning engines: clamd (reachable, signatures fresh and real) and YARA-X (its
  * WebAssembly module loads and compiles a rule; so does the native build that scans small files).
- * The clamd checked is the one `files serve` would use: CLAMD_SOCKET, else CLAMD_HOST, else the
- * one it runs itself under DATA_DIR/clamd.
+ * The clamd checked is the one `files serve` would use: FILES_CLAMD_SOCKET, else FILES_CLAMD_HOST, else the
+ * one it runs itself under LOUPE_DATA_DIR/clamd.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -56,12 +56,12 @@ export async function clamdCheck(env: NodeJS.ProcessEnv): Promise<CheckResult> {
       ? warn(
           "clamd",
           "none configured; `files serve` starts its own with test signatures only",
-          "set CLAMD_SOCKET or CLAMD_HOST to a clamd kept fresh by freshclam",
+          "set FILES_CLAMD_SOCKET or FILES_CLAMD_HOST to a clamd kept fresh by freshclam",
         )
       : error(
           "clamd",
           "none configured and clamd is not installed",
-          "install clamav-daemon or set CLAMD_HOST",
+          "install clamav-daemon or set FILES_CLAMD_HOST",
         );
   }
   const where = "socket" in address ? address.socket : `${address.host}:${address.port}`;
@@ -75,13 +75,13 @@ export async function clamdCheck(env: NodeJS.ProcessEnv): Promise<CheckResult> {
     return warn(
       "clamd",
       `${where}: ${verdict.detail}`,
-      `run freshclam (signatures older than DOCTOR_SIGNATURE_MAX_AGE_HOURS=${settings.signatureMaxAgeHours} h miss new malware)`,
+      `run freshclam (signatures older than LOUPE_DOCTOR_SIGNATURE_MAX_AGE_HOURS=${settings.signatureMaxAgeHours} h miss new malware)`,
     );
   } catch (err) {
     return error(
       "clamd",
       `${where}: ${messageOf(err)}`,
-      "start clamd or correct CLAMD_SOCKET / CLAMD_HOST / CLAMD_PORT",
+      "start clamd or correct FILES_CLAMD_SOCKET / FILES_CLAMD_HOST / FILES_CLAMD_PORT",
     );
   }
 }
@@ -105,12 +105,13 @@ export async function yaraCheck(wasm: URL = YARA_WASM): Promise<CheckResult> {
 
 /**
  * The native YARA-X build (an optional package, linux-x64 glibc) that scans files up to
- * RULES_NATIVE_MAX_BYTES: without it the WebAssembly build answers the same, slower (a warning);
- * with RULES_ENGINE=native every scan then fails (an error).
+ * FILES_RULES_NATIVE_MAX_BYTES: without it the WebAssembly build answers the same, slower (a warning);
+ * with FILES_RULES_ENGINE=native every scan then fails (an error).
  */
 export function yaraNativeCheck(env: NodeJS.ProcessEnv, pkg: string = NATIVE_PACKAGE): CheckResult {
   const engine = configuredEngine(env);
-  if (engine === "wasm") return ok("yara-native", "off (RULES_ENGINE=wasm): the WebAssembly build scans");
+  if (engine === "wasm")
+    return ok("yara-native", "off (FILES_RULES_ENGINE=wasm): the WebAssembly build scans");
   try {
     const rules = loadBinding(pkg).compile('rule doctor { strings: $a = "loupe" condition: $a }', {
       enableIncludes: false,
@@ -122,20 +123,20 @@ export function yaraNativeCheck(env: NodeJS.ProcessEnv, pkg: string = NATIVE_PAC
     const detail = `${pkg}: ${messageOf(err)}`;
     const fix = "reinstall dependencies (npm ci installs it on linux-x64 with glibc)";
     return engine === "native"
-      ? error("yara-native", `${detail}; with RULES_ENGINE=native every rule scan fails`, fix)
+      ? error("yara-native", `${detail}; with FILES_RULES_ENGINE=native every rule scan fails`, fix)
       : warn(
           "yara-native",
           `${detail}; small files are scanned by the WebAssembly build instead, slower`,
-          `${fix}, or set RULES_ENGINE=wasm`,
+          `${fix}, or set FILES_RULES_ENGINE=wasm`,
         );
   }
 }
 
-/** RULES_ENGINE as `files serve` reads it; a configuration with other errors (reported by its own check) is read as written. */
+/** FILES_RULES_ENGINE as `files serve` reads it; a configuration with other errors (reported by its own check) is read as written. */
 function configuredEngine(env: NodeJS.ProcessEnv): string {
   try {
     return readFilesConfig(env).rulesEngine;
   } catch {
-    return env.RULES_ENGINE ?? "auto";
+    return env.FILES_RULES_ENGINE ?? env.RULES_ENGINE ?? "auto";
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Checks of the machine: the Node version and free disk space. A folder that does not exist yet
- * (DATA_DIR before the first start) is measured at its nearest existing parent, where it will be.
+ * (LOUPE_DATA_DIR before the first start) is measured at its nearest existing parent, where it will be.
  */
 import { existsSync } from "node:fs";
 import { statfs } from "node:fs/promises";
@@ -39,7 +39,7 @@ export async function diskChecks(env: NodeJS.ProcessEnv): Promise<CheckResult[]>
   let minFreeMb: number;
   try {
     folders = {
-      "disk DATA_DIR": readCommonConfig(env).dataDir,
+      "disk LOUPE_DATA_DIR": readCommonConfig(env).dataDir,
       "disk FILES_TMP_DIR": readFilesConfig(env).tmpDir,
       "disk temp": os.tmpdir(),
     };
@@ -57,7 +57,7 @@ export async function diskChecks(env: NodeJS.ProcessEnv): Promise<CheckResult[]>
           ? ok(check, detail)
           : error(
               check,
-              `${detail} (below DOCTOR_MIN_FREE_MB=${minFreeMb})`,
+              `${detail} (below LOUPE_DOCTOR_MIN_FREE_MB=${minFreeMb})`,
               "free space or move the folder",
             ),
       );

@@ -38,7 +38,7 @@ export class InstreamSession extends Writable {
           this.connection.abort(
             new ClamdError(
               "timeout",
-              `The upload took longer than ${streamMs} ms (CLAMD_STREAM_TIMEOUT_MS) to stream to clamd; the scan was stopped.`,
+              `The upload took longer than ${streamMs} ms (FILES_CLAMD_STREAM_TIMEOUT_MS) to stream to clamd; the scan was stopped.`,
             ),
           ),
         streamMs,

@@ -1,6 +1,6 @@
 /**
- * The clamd Loupe runs for itself when no CLAMD_SOCKET/CLAMD_HOST is configured: its own config,
- * socket and signature folder under DATA_DIR/clamd, the project's small test signature database
+ * The clamd Loupe runs for itself when no FILES_CLAMD_SOCKET/FILES_CLAMD_HOST is configured: its own config,
+ * socket and signature folder under LOUPE_DATA_DIR/clamd, the project's small test signature database
  * (EICAR and Loupe's own test signatures) unless the folder already holds real databases.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";

@@ -35,6 +35,6 @@ export function checkDimensions(image: Size, limits: ThumbnailLimits, format: st
 export function thumbnailTimeout(timeoutMs: number): HttpError {
   return badRequest(
     "timeout",
-    `The thumbnail took longer than ${timeoutMs} ms and was stopped (THUMBNAIL_TIMEOUT_MS).`,
+    `The thumbnail took longer than ${timeoutMs} ms and was stopped (FILES_THUMBNAIL_TIMEOUT_MS).`,
   );
 }

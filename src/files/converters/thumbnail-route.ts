@@ -1,6 +1,6 @@
 /**
  * `POST /converter/thumbnail`: the thumbnail converter owns its route and its content type (a PNG,
- * not an analysis entry); decoding runs in its worker pool, at most THUMBNAIL_CONCURRENCY at once.
+ * not an analysis entry); decoding runs in its worker pool, at most FILES_THUMBNAIL_CONCURRENCY at once.
  */
 import pLimit from "p-limit";
 import { Type } from "typebox";
@@ -41,7 +41,7 @@ export function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadL
       },
     },
     async (req, reply) => {
-      // Within UPLOAD_MEMORY_MAX (64 KiB by default) the image goes to the thumbnail process as bytes.
+      // Within FILES_UPLOAD_MEMORY_MAX (64 KiB by default) the image goes to the thumbnail process as bytes.
       const { file } = await receiveUpload(req, limits, { hash: false, memory: true });
       const png = await decodeSlot(() => thumbnails.run(file.bytes ?? file.path, req.query));
       return reply.type("image/png").send(png);

@@ -114,7 +114,7 @@ function checkOutput(strategy: Strategy, image: Size, box: Size, limits: Thumbna
         : "";
     throw badRequest(
       "output_too_large",
-      `A ${strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${maxOutput} pixels (MAX_THUMBNAIL_PIXELS).${instead}`,
+      `A ${strategy} thumbnail of this image into ${box.width}×${box.height} would be ${out.width}×${out.height}, above the limit of ${maxOutput} pixels (FILES_MAX_THUMBNAIL_PIXELS).${instead}`,
     );
   }
 }
@@ -271,7 +271,7 @@ function classifySharpError(err: unknown, timeoutMs = 0): HttpError {
     );
   }
   if (/exceeds pixel limit/i.test(message)) {
-    return badRequest("image_too_large", "The image has more pixels than MAX_IMAGE_PIXELS allows.");
+    return badRequest("image_too_large", "The image has more pixels than FILES_MAX_IMAGE_PIXELS allows.");
   }
   return badRequest("corrupt_image", `The image could not be decoded: ${message.split("\n")[0]}`);
 }

@@ -48,7 +48,7 @@ export interface ExecutableFacts {
   resources: Record<string, string | number | null>[];
   overlay: { offset: number; size: number } | null;
   packer_hints: string[];
-  /** Lists cut at EXECUTABLE_MAX_ITEMS (their full length is in `counts`). */
+  /** Lists cut at FILES_EXECUTABLE_MAX_ITEMS (their full length is in `counts`). */
   truncated: string[];
   counts: Record<string, number>;
   /** The format's own facts (PE subsystem, ELF type, LNK paths, DEX classes…). */

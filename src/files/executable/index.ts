@@ -2,7 +2,7 @@
  * Executable facts (PE, ELF, Mach-O, LNK, DEX) for the extractor's `extra.executable`. The formats
  * are read by YARA-X's own modules, in the YARA worker threads (a fault retires the thread, the
  * scan has a time limit), section entropy in worker threads of its own; a file is looked at only
- * when its first bytes name one of these formats and it is within EXECUTABLE_MAX_BYTES.
+ * when its first bytes name one of these formats and it is within FILES_EXECUTABLE_MAX_BYTES.
  */
 import { open, rm } from "node:fs/promises";
 import { ProcessorFailure } from "../processors/processor.ts";
@@ -131,7 +131,7 @@ export class ExecutableInspector {
     const format = sniffFormat(await readHead(path));
     if (format === null) return null;
     if (size > this.options.maxBytes) {
-      const detail = `The file is over EXECUTABLE_MAX_BYTES (${this.options.maxBytes} bytes).`;
+      const detail = `The file is over FILES_EXECUTABLE_MAX_BYTES (${this.options.maxBytes} bytes).`;
       return { format, error: "too_large", detail };
     }
     const bounded = await boundTables(path, format, this.options.maxTableEntries);

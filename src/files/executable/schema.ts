@@ -54,7 +54,7 @@ export const executableFacts = Type.Object(
     packer_hints: Type.Array(Type.String()),
     truncated: Type.Array(Type.String(), {
       description:
-        "Lists cut at EXECUTABLE_MAX_ITEMS; tables cut at EXECUTABLE_MAX_TABLE_ENTRIES before parsing (`symbols`, `dynamic_symbols`, `load_commands`); `output`.",
+        "Lists cut at FILES_EXECUTABLE_MAX_ITEMS; tables cut at FILES_EXECUTABLE_MAX_TABLE_ENTRIES before parsing (`symbols`, `dynamic_symbols`, `load_commands`); `output`.",
     }),
     counts: Type.Record(Type.String(), Type.Integer(), { description: "Full length of each list." }),
     details: Type.Record(Type.String(), Type.Unknown(), { description: "The format's own facts." }),

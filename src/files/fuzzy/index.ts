@@ -1,7 +1,7 @@
 /**
  * Fuzzy hashes (ssdeep, TLSH) for the processors that report hashes. Both are pure JavaScript at
  * about 1–2.5 MB/s, so they run in a worker pool with a time limit, and a file over
- * FUZZY_MAX_BYTES is not fuzzy-hashed (the result says so) rather than holding a worker for minutes.
+ * FILES_FUZZY_MAX_BYTES is not fuzzy-hashed (the result says so) rather than holding a worker for minutes.
  */
 import { Piscina } from "piscina";
 import type { FuzzyDigests, FuzzyTask } from "./worker.ts";

@@ -14,7 +14,7 @@ const SKIPPED_KEYS = new Set(["message_id", "in_reply_to", "references"]);
 const FILE_NAME_KEYS = new Set(["filename", "file_name"]);
 const MEMBER_LISTS = /\.(?:entries|attachments|files|embedded|objects)\.\d+$/;
 const MAX_DEPTH = 8;
-/** Metadata strings scanned at most; IOC_MAX_CHARS bounds their total size. */
+/** Metadata strings scanned at most; FILES_IOC_MAX_CHARS bounds their total size. */
 const MAX_VALUES = 20_000;
 
 /** One marker per line, bounded: linear. */

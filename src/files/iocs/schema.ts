@@ -26,14 +26,14 @@ export const indicatorSchema = Type.Object({
         }),
       ),
     }),
-    { description: "The first IOC_MAX_LOCATIONS places." },
+    { description: "The first FILES_IOC_MAX_LOCATIONS places." },
   ),
 });
 
 export const iocsAnalysis = Type.Object({
   indicators: Type.Array(indicatorSchema),
   truncated: Type.Union([Type.Literal("max_chars"), Type.Literal("max_indicators"), Type.Null()], {
-    description: "Which limit cut the scan (IOC_MAX_CHARS, IOC_MAX_INDICATORS), or null.",
+    description: "Which limit cut the scan (FILES_IOC_MAX_CHARS, FILES_IOC_MAX_INDICATORS), or null.",
   }),
   scanned_chars: Type.Integer(),
 });

@@ -101,7 +101,7 @@ async function answer(
 const UNSCANNED = "Loupe.Unscanned.";
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** The clamd to use: CLAMD_SOCKET, else CLAMD_HOST/CLAMD_PORT, else the one Loupe runs itself. */
+/** The clamd to use: FILES_CLAMD_SOCKET, else FILES_CLAMD_HOST/FILES_CLAMD_PORT, else the one Loupe runs itself. */
 export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): ClamdAddress | undefined {
   if (config.clamdSocket) return { socket: config.clamdSocket };
   if (config.clamdHost) return { host: config.clamdHost, port: config.clamdPort };
@@ -161,7 +161,7 @@ export function createAntivirusProcessor(
       if (!clamd) {
         throw new ProcessorFailure(
           "engine_unavailable",
-          "No clamd is configured: set CLAMD_SOCKET or CLAMD_HOST, or install clamav-daemon so Loupe runs its own.",
+          "No clamd is configured: set FILES_CLAMD_SOCKET or FILES_CLAMD_HOST, or install clamav-daemon so Loupe runs its own.",
         );
       }
       const scan = scanFile(clamd, file.path, config.scanTimeoutMs);
@@ -196,7 +196,7 @@ type AntivirusAnalysis = {
   } | null;
 };
 
-/** Detections are malicious (an unscanned child reported as one, ANTIVIRUS_ALERT_UNSCANNED, is not); unscanned children incomplete. */
+/** Detections are malicious (an unscanned child reported as one, FILES_ANTIVIRUS_ALERT_UNSCANNED, is not); unscanned children incomplete. */
 function antivirusFindings(analysis: unknown): Finding[] {
   const extra = (analysis as AntivirusAnalysis).extra;
   return [

@@ -53,7 +53,7 @@ export interface Processor {
   /** Refuses bad fields with an HttpError before any work; runs once the upload is saved. */
   run(file: UploadedFile, fields: Record<string, string>, ctx: ProcessorContext): Promise<ProcessorOutput>;
   /**
-   * Its own route keeps an upload within UPLOAD_MEMORY_MAX in memory when the processor can work
+   * Its own route keeps an upload within FILES_UPLOAD_MEMORY_MAX in memory when the processor can work
    * on bytes (no temp file to write, hand over and remove), and calls this instead of `run`.
    */
   runOnBytes?(

@@ -75,10 +75,11 @@ export const rulematchMetadata = Type.Object({
   scan_ms: Type.Number(),
   console: Type.Optional(
     Type.Array(Type.String(), {
-      description: "What the rules printed with the `console` module (only when RULES_MODULES allows it).",
+      description:
+        "What the rules printed with the `console` module (only when FILES_RULES_MODULES allows it).",
     }),
   ),
   console_truncated: Type.Optional(
-    Type.Boolean({ description: "True when `console` was cut at RULES_CONSOLE_MAX_CHARS." }),
+    Type.Boolean({ description: "True when `console` was cut at FILES_RULES_CONSOLE_MAX_CHARS." }),
   ),
 });

@@ -12,11 +12,11 @@ import type { LoginThrottle } from "./throttle.ts";
 
 export interface AdminDeps {
   services: IntelServices;
-  /** "/<ADMIN_PATH>", no trailing slash. */
+  /** "/<INTEL_ADMIN_PATH>", no trailing slash. */
   prefix: string;
   throttle: LoginThrottle;
   sessionTtlMs: number;
-  /** Cookies get `Secure` when BASE_URL is https. */
+  /** Cookies get `Secure` when INTEL_BASE_URL is https. */
   secureCookies: boolean;
   /** Files analyses (the Analyse, report and History pages); absent, those pages say so. */
   analyses?: Analyses;

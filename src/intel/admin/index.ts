@@ -1,5 +1,5 @@
 /**
- * The admin panel, mounted at BASE_URL/ADMIN_PATH/ only: server-rendered pages behind a login,
+ * The admin panel, mounted at INTEL_BASE_URL/INTEL_ADMIN_PATH/ only: server-rendered pages behind a login,
  * server-side sessions in a signed HttpOnly SameSite=Strict cookie, a CSRF token on every form
  * and every state-changing call, and login throttling per user and per address.
  */

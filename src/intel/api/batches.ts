@@ -27,7 +27,7 @@ const BulkBody = Type.Object(
     subjects: Type.Array(Type.Unknown(), {
       minItems: 1,
       description:
-        "Subjects `{super_type, type, value, tlp?, pap?}`, each checked like a single ask (a subject's own `tlp`/`pap` win over the batch's); at most BULK_MAX (413 beyond).",
+        "Subjects `{super_type, type, value, tlp?, pap?}`, each checked like a single ask (a subject's own `tlp`/`pap` win over the batch's); at most INTEL_BULK_MAX (413 beyond).",
     }),
     force: Type.Optional(Type.Boolean({ default: false, description: "Refresh every subject." })),
     depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, default: 1 })),
@@ -167,7 +167,7 @@ function registerBatchProgress(app: App, deps: Deps): void {
               minimum: 1,
               maximum: 1000,
               default: 100,
-              description: "Items per page (at most BATCH_RESULTS_PAGE_MAX with results=1)",
+              description: "Items per page (at most INTEL_BATCH_RESULTS_PAGE_MAX with results=1)",
             }),
           ),
           results: Type.Optional(

@@ -28,7 +28,7 @@ export const INTEL_CONTRACT: ContractPolicy = {
     401: { meaning: "No API key, or not a valid one", codes: ["not_authenticated", "invalid_token"] },
     429: {
       meaning:
-        "Too many requests from this key (INTEL_KEY_RATE_LIMIT_PER_MINUTE) or address (RATE_LIMIT_PER_MINUTE); Retry-After says when",
+        "Too many requests from this key (INTEL_KEY_RATE_LIMIT_PER_MINUTE) or address (LOUPE_RATE_LIMIT_PER_MINUTE); Retry-After says when",
       codes: ["rate_limited"],
     },
     503: {

@@ -17,7 +17,7 @@ import { registerWebhooks } from "./webhooks.ts";
 
 export type ApiDeps = Pick<
   IntelServices,
-  "store" | "requests" | "queue" | "connectors" | "config" | "renderer"
+  "store" | "requests" | "queue" | "connectors" | "config" | "renderer" | "now"
 >;
 
 const TypeRefSchema = Type.Object({

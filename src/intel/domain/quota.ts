@@ -3,6 +3,7 @@
  * else the connector's free-tier preset), which set a call uses (the one with the most quota
  * left, then the one used longest ago), and a call gate that counts every HTTP attempt against
  * the set's quota in the database, waiting for a slot or giving up per the vendor's policy.
+ * Time comes from a clock the caller gives (Date.now in service; tests move their own).
  */
 import type { IntelConfig } from "../config.ts";
 import type { CallGate, Throttle } from "../connectors/http.ts";
@@ -26,12 +27,7 @@ import {
 
 export type QuotaConfig = Pick<
   IntelConfig,
-  | "quotaPolicy"
-  | "quotaMaxWaitSeconds"
-  | "quotaMinuteSeconds"
-  | "quotaDaySeconds"
-  | "vendorQuotas"
-  | "vendorUrls"
+  "quotaPolicy" | "quotaMaxWaitSeconds" | "vendorQuotas" | "vendorUrls"
 >;
 
 type Db = Store["db"];
@@ -42,10 +38,11 @@ export interface VendorQuota extends QuotaLimits {
   origin: "preset" | "setting" | "none";
 }
 
-export const quotaWindows = (config: QuotaConfig): QuotaWindows => ({
-  minuteMs: config.quotaMinuteSeconds * 1000,
-  dayMs: config.quotaDaySeconds * 1000,
-});
+/** The sliding windows of the per-minute and per-day quotas. */
+export const QUOTA_WINDOWS: QuotaWindows = { minuteMs: 60_000, dayMs: 86_400_000 };
+
+/** Milliseconds since the epoch, now (Date.now, or a test's clock). */
+export type Clock = () => number;
 
 /**
  * The vendor-wide quota of a connector: the setting when given, else its preset — which describes
@@ -91,7 +88,12 @@ interface Candidate {
 }
 
 /** The sets to try, most quota left first, then least recently used (keyless: one, id 0). */
-async function candidateSets(db: Db, connector: Connector, config: QuotaConfig): Promise<Candidate[]> {
+async function candidateSets(
+  db: Db,
+  connector: Connector,
+  config: QuotaConfig,
+  now: Clock,
+): Promise<Candidate[]> {
   const vendor = vendorQuota(connector, config);
   const sets =
     connector.credentialFields.length === 0
@@ -104,7 +106,7 @@ async function candidateSets(db: Db, connector: Connector, config: QuotaConfig):
       lastUsedAt: s.last_used_at,
       limits: setLimits(vendor, s),
     }));
-  const usage = await quotaUsage(db, quotaWindows(config), { vendor: connector.id });
+  const usage = await quotaUsage(db, QUOTA_WINDOWS, { vendor: connector.id, at: now() });
   const scored = sets.map((s) => {
     const limits = setLimits(vendor, s);
     const left = remaining(limits, usageOf(usage, { vendor: connector.id, credentialSet: s.id }));
@@ -130,12 +132,12 @@ async function reserve(
   db: Db,
   key: QuotaKey,
   limits: QuotaLimits,
-  windows: QuotaWindows,
   holdMs: number,
+  at: number,
 ): Promise<Reservation> {
   if (limits.perMinute === null && limits.perDay === null)
-    return (await blockOn(db, key)) ?? { ok: true, callId: 0 };
-  return reserveCall(db, key, limits, windows, { holdMs });
+    return (await blockOn(db, key, at)) ?? { ok: true, callId: 0 };
+  return reserveCall(db, key, limits, QUOTA_WINDOWS, { holdMs, at });
 }
 
 function exhausted(vendor: string, refusal: Refusal): VendorError {
@@ -154,14 +156,13 @@ function exhausted(vendor: string, refusal: Refusal): VendorError {
 async function waitForSlot(
   refusal: Refusal,
   deadline: number,
-  windows: QuotaWindows,
+  now: number,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  const now = Date.now();
   const at = Date.parse(refusal.retryAt);
   if (signal?.aborted || now >= deadline) return false;
   if (refusal.reason !== "minute" && !(at <= deadline)) return false;
-  const poll = Math.min(1000, windows.minuteMs / 4);
+  const poll = 1000;
   const ms =
     Math.max(0, Math.min(at - now, refusal.reason === "minute" ? poll : Infinity)) + 5 + Math.random() * 20;
   await new Promise<void>((resolve) => {
@@ -188,38 +189,33 @@ export async function takeSlot(
   connector: Connector,
   config: QuotaConfig,
   holdMs: number,
+  now: Clock = Date.now,
 ): Promise<VendorSlot | undefined> {
-  const windows = quotaWindows(config);
   const { policy } = vendorQuota(connector, config);
-  const deadline = Date.now() + (policy === "wait" ? config.quotaMaxWaitSeconds * 1000 : 0);
+  const maxWaitMs = config.quotaMaxWaitSeconds * 1000;
+  const deadline = now() + (policy === "wait" ? maxWaitMs : 0);
   for (;;) {
-    const sets = await candidateSets(db, connector, config);
+    const sets = await candidateSets(db, connector, config, now);
     if (sets.length === 0) return undefined;
     let soonest: Refusal | undefined;
     for (const set of sets) {
       const key = { vendor: connector.id, credentialSet: set.id };
-      const r = await reserve(db, key, set.limits, windows, holdMs);
+      const r = await reserve(db, key, set.limits, holdMs, now());
       if (r.ok) {
         if (set.id > 0) await markCredentialsUsed(db, set.id);
-        return slotFor(
-          db,
-          key,
-          set,
-          { vendor: connector.vendor, windows, holdMs, policy, maxWaitMs: config.quotaMaxWaitSeconds * 1000 },
-          r.callId,
-        );
+        return slotFor(db, key, set, { vendor: connector.vendor, holdMs, policy, maxWaitMs, now }, r.callId);
       }
       if (!soonest || sooner(r, soonest)) soonest = r;
     }
-    if (!soonest || !(await waitForSlot(soonest, deadline, windows)))
+    if (!soonest || !(await waitForSlot(soonest, deadline, now())))
       throw exhausted(connector.vendor, soonest!);
   }
 }
 
 interface GateSettings {
   vendor: string;
-  windows: QuotaWindows;
   holdMs: number;
+  now: Clock;
   policy: "wait" | "skip";
   maxWaitMs: number;
 }
@@ -249,22 +245,22 @@ function callGate(db: Db, key: QuotaKey, limits: QuotaLimits, s: GateSettings, f
         [current, prepaid] = [prepaid, undefined];
         return;
       }
-      const deadline = Date.now() + (s.policy === "wait" ? s.maxWaitMs : 0);
+      const deadline = s.now() + (s.policy === "wait" ? s.maxWaitMs : 0);
       for (;;) {
-        const r = await reserve(db, key, limits, s.windows, s.holdMs);
+        const r = await reserve(db, key, limits, s.holdMs, s.now());
         if (r.ok) {
           current = r.callId;
           return;
         }
-        if (!(await waitForSlot(r, deadline, s.windows, signal))) throw exhausted(s.vendor, r);
+        if (!(await waitForSlot(r, deadline, s.now(), signal))) throw exhausted(s.vendor, r);
       }
     },
     async release(throttle?: Throttle) {
-      if (current) await finishCall(db, current, s.windows);
+      if (current) await finishCall(db, current, QUOTA_WINDOWS, s.now());
       current = undefined;
       if (!throttle) return;
       // A vendor cannot block a set for longer than the day window (a buggy or hostile Retry-After).
-      const latest = new Date(Date.now() + s.windows.dayMs).toISOString();
+      const latest = new Date(s.now() + QUOTA_WINDOWS.dayMs).toISOString();
       await blockUntil(db, key, throttle.until < latest ? throttle.until : latest, throttle.reason);
     },
   };

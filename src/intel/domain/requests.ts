@@ -37,7 +37,7 @@ import { feedReader } from "./feeds.ts";
 import { allFailed, mergeSources, staleConnectors } from "./freshness.ts";
 import { gate, type Marks } from "./markings.ts";
 import { nobodyAsked, type Reach, reachOf } from "./nobody-asked.ts";
-import { takeSlot } from "./quota.ts";
+import { type Clock, takeSlot } from "./quota.ts";
 import { type DocumentRenderer, subjectKey } from "./result-reads.ts";
 import { type SourceOutcome, sourceViews, withSources } from "./sources.ts";
 import { unifyThreatNames } from "./threat-names.ts";
@@ -89,6 +89,8 @@ export interface RequestDeps {
   reads?: ReadCache;
   /** Renders stored answers off the event loop and keeps them per graph version. */
   renderer: DocumentRenderer;
+  /** The vendor quotas' clock (Date.now unless a test moves its own). */
+  now?: Clock;
 }
 
 /** What the protocol's steps share in one process: its dependencies. */
@@ -359,7 +361,7 @@ async function documentWithReasons(
  * Asks the request's vendors, saves what each said, and finishes the request, merging its outcomes
  * with the subject's earlier ones (at-least-once: a finished one is skipped).
  */
-async function runRequest({ store, config, connectors }: RequestDeps, id: string): Promise<void> {
+async function runRequest({ store, config, connectors, now }: RequestDeps, id: string): Promise<void> {
   const { db } = store;
   const request = await markProcessing(db, id); // only one still to be answered (at-least-once)
   if (!request) return;
@@ -378,7 +380,7 @@ async function runRequest({ store, config, connectors }: RequestDeps, id: string
   const { allowed, skipped } = gate(planned, recorded, stored, config);
   const answers = await askVendors(subject, allowed, {
     config,
-    takeSlot: (connector, holdMs) => takeSlot(db, connector, config, holdMs),
+    takeSlot: (connector, holdMs) => takeSlot(db, connector, config, holdMs, now),
     feeds: feedReader(db),
   });
   const outcomes = { ...(JSON.parse(request.vendors) as Record<string, SourceOutcome>), ...skipped };

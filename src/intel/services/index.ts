@@ -9,6 +9,7 @@ import type { IntelConfig } from "../config.ts";
 import { CONNECTORS, connectorById } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { scheduleFeeds } from "../domain/feeds.ts";
+import type { Clock } from "../domain/quota.ts";
 import { createRenderer, type Renderer } from "../domain/renderer.ts";
 import { createRequests, type Requests } from "../domain/requests.ts";
 import { SUPER_TYPES } from "../model/taxonomy.ts";
@@ -37,10 +38,12 @@ export interface IntelServices {
   reads: ReadCache;
   connectors: Connector[];
   config: IntelConfig;
-  /** The admin panel's path (ADMIN_PATH, or a random one made once and kept). */
+  /** The admin panel's path (INTEL_ADMIN_PATH, or a random one made once and kept). */
   adminPath: string;
-  /** Signs the admin panel's cookies (SECRET_KEY, or a random one made once and kept). */
+  /** Signs the admin panel's cookies (INTEL_SECRET_KEY, or a random one made once and kept). */
   secretKey: string;
+  /** The vendor quotas' clock: Date.now, or a test's own. */
+  now: Clock;
   /** Stops background work started for these services (the retention schedule) on close. */
   onClose: Array<() => void>;
   close(): Promise<void>;
@@ -89,21 +92,31 @@ export function checkVendorSettings(config: IntelConfig, available: Connector[] 
   if (problems.length > 0) throw new ConfigError(problems);
 }
 
+/** Of a worker's slots, how many bulk lookups leave free for single asks (bulk always gets one). */
+const INTERACTIVE_SLOTS = 2;
+
+/** What a test may change that a user does not set: the quota clock. */
+export interface ServiceOptions {
+  now?: Clock;
+}
+
 export async function openIntelServices(
   config: IntelConfig,
   connectors: Connector[] = enabledConnectors(config.connectors),
+  options: ServiceOptions = {},
 ): Promise<IntelServices> {
+  const now = options.now ?? Date.now;
   checkVendorSettings(config);
   const store = await openStore(config.databaseUrl, { waitMs: config.databaseWaitMs, taxonomy: SUPER_TYPES });
   const queue = createJobQueue(store.db, {
     leaseMs: config.jobLeaseMs,
     concurrency: config.workerConcurrency,
-    interactiveSlots: config.workerInteractiveSlots,
+    interactiveSlots: INTERACTIVE_SLOTS,
     skipLocked: store.dialect === "postgres",
   });
   const reads = createReadCache(store, config.readCacheEntries);
   const renderer = createRenderer(store, config);
-  const requests = createRequests({ store, queue, config, connectors, reads, renderer });
+  const requests = createRequests({ store, queue, config, connectors, reads, renderer, now });
   const adminPath =
     config.adminPath?.replace(/^\/+|\/+$/g, "") ??
     (await getOrCreateSetting(store.db, "admin_path", randomHex(16)));
@@ -119,6 +132,7 @@ export async function openIntelServices(
     config,
     adminPath,
     secretKey,
+    now,
     onClose,
     close: async () => {
       for (const stop of onClose) stop();

@@ -5,7 +5,14 @@
  */
 import type { Kysely } from "kysely";
 import type { Connector } from "../connectors/types.ts";
-import { type QuotaConfig, quotaWindows, remaining, setLimits, vendorQuota } from "../domain/quota.ts";
+import {
+  type Clock,
+  QUOTA_WINDOWS,
+  type QuotaConfig,
+  remaining,
+  setLimits,
+  vendorQuota,
+} from "../domain/quota.ts";
 import { enableCredentials, listCredentials, setCredentialsQuota } from "../store/credentials.ts";
 import { quotaUsage, usageOf } from "../store/quotas.ts";
 import type { Database } from "../store/schema.ts";
@@ -60,10 +67,12 @@ export async function vendorQuotas(deps: {
   store: { db: Db };
   connectors: Connector[];
   config: QuotaConfig;
+  /** The quota clock (Date.now unless a test moves its own). */
+  now?: Clock;
 }): Promise<Map<string, VendorQuotaView>> {
   const { db } = deps.store;
-  const windows = quotaWindows(deps.config);
-  const [usage, sets] = await Promise.all([quotaUsage(db, windows), listCredentials(db)]);
+  const at = (deps.now ?? Date.now)();
+  const [usage, sets] = await Promise.all([quotaUsage(db, QUOTA_WINDOWS, { at }), listCredentials(db)]);
   const out = new Map<string, VendorQuotaView>();
   for (const c of deps.connectors) {
     const vendor = vendorQuota(c, deps.config);
@@ -96,7 +105,7 @@ export async function vendorQuotas(deps: {
       per_day: vendor.perDay,
       origin: vendor.origin,
       source: vendor.origin === "preset" ? (c.quota?.source ?? null) : null,
-      window_seconds: { minute: deps.config.quotaMinuteSeconds, day: deps.config.quotaDaySeconds },
+      window_seconds: { minute: QUOTA_WINDOWS.minuteMs / 1000, day: QUOTA_WINDOWS.dayMs / 1000 },
       remaining_minute: total(inRotation.map((v) => v.remaining_minute)),
       remaining_day: total(inRotation.map((v) => v.remaining_day)),
       sets: views,

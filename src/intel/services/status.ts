@@ -6,7 +6,7 @@
 import type { Connector } from "../connectors/types.ts";
 import { isUsable } from "../domain/fanout.ts";
 import { type FreshnessConfig, ttlSeconds } from "../domain/freshness.ts";
-import type { QuotaConfig } from "../domain/quota.ts";
+import type { Clock, QuotaConfig } from "../domain/quota.ts";
 import type { JobQueue } from "../queue/jobs.ts";
 import { cachedCounts } from "../store/browse.ts";
 import { credentialCounts } from "../store/credentials.ts";
@@ -41,6 +41,7 @@ type StatusDeps = {
   store: Store;
   connectors: Connector[];
   config: QuotaConfig & Pick<FreshnessConfig, "vendorTtlSeconds">;
+  now?: Clock;
 };
 
 export async function moduleStatuses(deps: StatusDeps): Promise<ModuleStatus[]> {

@@ -1,7 +1,7 @@
 /**
  * Calling a webhook without becoming an SSRF tool: the host is resolved and every address must be
  * public unicast (no loopback, private, link-local, multicast, reserved… ranges, by ipaddr.js),
- * unless WEBHOOK_ALLOW_PRIVATE; the connection is pinned to the address checked (no second DNS
+ * unless INTEL_WEBHOOK_ALLOW_PRIVATE; the connection is pinned to the address checked (no second DNS
  * answer can move it), redirects are not followed, and each attempt has a time limit.
  */
 
@@ -68,7 +68,7 @@ export async function resolveTarget(url: URL, policy: TargetPolicy): Promise<Loo
       if (range)
         throw new RefusedTarget(
           "webhook_address_refused",
-          `${host} resolves to ${a.address} (${range}): webhooks only call public addresses (WEBHOOK_ALLOW_PRIVATE).`,
+          `${host} resolves to ${a.address} (${range}): webhooks only call public addresses (INTEL_WEBHOOK_ALLOW_PRIVATE).`,
         );
     }
   }

@@ -180,7 +180,7 @@ async function call(services: Services, rawUrl: string, secret: string, d: Webho
   return postPinned(url, address, d.body, headers, services.config.webhookTimeoutMs);
 }
 
-/** Sends due deliveries every WEBHOOK_POLL_MS in this process; returns the stop function. */
+/** Sends due deliveries every INTEL_WEBHOOK_POLL_MS in this process; returns the stop function. */
 export function startDeliveries(services: Services, onError: (err: unknown) => void): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

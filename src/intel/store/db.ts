@@ -1,4 +1,4 @@
-/** Opens the database named by DATABASE_URL: SQLite (better-sqlite3, WAL) or PostgreSQL (pg). */
+/** Opens the database named by INTEL_DATABASE_URL: SQLite (better-sqlite3, WAL) or PostgreSQL (pg). */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
@@ -59,7 +59,7 @@ export async function openStore(
     cachePreparedStatements(sqlite);
     db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   } else {
-    throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url}"`);
+    throw new Error(`INTEL_DATABASE_URL must start with sqlite: or postgres://, got "${url}"`);
   }
   if (opts.migrate !== false)
     await untilReachable(() => migrate(db, dialect, opts.taxonomy ?? []), opts.waitMs ?? 0);

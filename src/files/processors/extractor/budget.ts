@@ -57,7 +57,7 @@ export class Budget {
     }
     const kept = text.slice(0, this.#chars);
     this.#chars = 0;
-    this.stop("more text than EXTRACT_MAX_CHARS allows");
+    this.stop("more text than FILES_EXTRACT_MAX_CHARS allows");
     return kept;
   }
 

@@ -23,7 +23,7 @@ export function passwordsField(raw: string | undefined, max: number): string[] {
   if (passwords.length > max) {
     throw badRequest(
       "too_many_passwords",
-      `The field "passwords" holds more than ${max} passwords (ARCHIVE_MAX_PASSWORDS).`,
+      `The field "passwords" holds more than ${max} passwords (FILES_ARCHIVE_MAX_PASSWORDS).`,
     );
   }
   if (passwords.some((p) => p.length > MAX_PASSWORD_LENGTH)) {
@@ -39,6 +39,6 @@ export function passwordsField(raw: string | undefined, max: number): string[] {
 export const passwordsFieldSchema = Type.Optional(
   Type.String({
     description:
-      "Passwords to try on encrypted ZIP and 7z entries, one per line, before the configured ones (ARCHIVE_PASSWORDS). Each encrypted entry says `password_used`, or `encrypted: true, opened: false`.",
+      "Passwords to try on encrypted ZIP and 7z entries, one per line, before the configured ones (FILES_ARCHIVE_PASSWORDS). Each encrypted entry says `password_used`, or `encrypted: true, opened: false`.",
   }),
 );

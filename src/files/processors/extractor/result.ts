@@ -37,9 +37,9 @@ export interface ExtractLimits {
   passwords?: string[];
   /** Tries (one password on one entry) per file at most. */
   maxPasswordTries?: number;
-  /** Highest 7z key-derivation cost tried, as a power of two (ARCHIVE_MAX_KEY_POWER). */
+  /** Highest 7z key-derivation cost tried, as a power of two (FILES_ARCHIVE_MAX_KEY_POWER). */
   maxKeyPower?: number;
-  /** Key-derivation rounds spent per file at most (ARCHIVE_MAX_KEY_ROUNDS). */
+  /** Key-derivation rounds spent per file at most (FILES_ARCHIVE_MAX_KEY_ROUNDS). */
   maxKeyRounds?: number;
   /** Optional backends, set only when turned on. */
   ocr?: OcrOptions;

@@ -40,9 +40,9 @@ export interface TreeNode {
 }
 
 export interface TreeLimits {
-  /** Nodes recorded at most (EXTRACT_MAX_ARCHIVE_ENTRIES). */
+  /** Nodes recorded at most (FILES_EXTRACT_MAX_ARCHIVE_ENTRIES). */
   maxNodes: number;
-  /** Bytes of children written at most (EXTRACT_MAX_ARCHIVE_BYTES). */
+  /** Bytes of children written at most (FILES_EXTRACT_MAX_ARCHIVE_BYTES). */
   maxBytes: number;
 }
 
@@ -53,7 +53,7 @@ export function budgetOf(reason: string): string {
   if (/nodes/.test(reason)) return "nodes";
   if (/entries|objects|attachments/.test(reason)) return "entries";
   if (/time/.test(reason)) return "time";
-  if (/text|EXTRACT_MAX_CHARS/.test(reason)) return "text";
+  if (/text|FILES_EXTRACT_MAX_CHARS/.test(reason)) return "text";
   return "other";
 }
 

@@ -58,7 +58,7 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
     tree.root.type = out.type;
     const { content, spans, cut } = ownText(tree, out.text, task.limits.maxChars);
     const loupe: Record<string, unknown> = { ...out.extra.loupe };
-    if (cut) budget.stop("more text than EXTRACT_MAX_CHARS allows");
+    if (cut) budget.stop("more text than FILES_EXTRACT_MAX_CHARS allows");
     if (budget.reason) loupe.truncated = budget.reason;
     const language = content.length >= MIN_LANGUAGE_CHARS ? detect(content.slice(0, 20_000)) || null : null;
     return {

@@ -39,7 +39,7 @@ interface Checked {
 const USES_CONSOLE = /\bimport\s+"console"/;
 
 export interface ScannerOptions {
-  /** Largest file the native engine scans (RULES_NATIVE_MAX_BYTES). */
+  /** Largest file the native engine scans (FILES_RULES_NATIVE_MAX_BYTES). */
   nativeMaxBytes: number;
   /** How long the scan of a file of `size` bytes may run once an engine took it, in ms. */
   budgetMs(size: number): number;
@@ -67,7 +67,7 @@ export class RuleScanner {
   async scan(task: Task, size: number, signal: AbortSignal, light = true): Promise<TaskResult> {
     const native = this.#native;
     const budgetMs = this.#options.budgetMs(size);
-    // Past RULES_NATIVE_MAX_BYTES the per-scan cost no longer matters and the WebAssembly build
+    // Past FILES_RULES_NATIVE_MAX_BYTES the per-scan cost no longer matters and the WebAssembly build
     // (a newer YARA-X) is faster per byte on some patterns (hex jumps, nocase: 2× on 20 MB).
     if (
       !native ||

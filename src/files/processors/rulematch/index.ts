@@ -4,9 +4,9 @@
  * compiled by YARA-X's WebAssembly build in a pool of worker threads (the authority for errors and
  * warnings) and scanned by the native YARA-X build in sandbox processes, or by the WebAssembly
  * build where the native one cannot answer (engines.ts). A scan past its budget (a base plus a
- * share per MB of the file, SCAN_TIMEOUT_MS at most) is ended by killing its process or terminating
+ * share per MB of the file, FILES_SCAN_TIMEOUT_MS at most) is ended by killing its process or terminating
  * its worker (YARA-X's own timeout cannot interrupt WebAssembly, the native binding has none). One
- * client (remote address) holds at most RULES_CLIENT_SHARE of the workers (share.ts).
+ * client (remote address) holds at most FILES_RULES_CLIENT_SHARE of the workers (share.ts).
  */
 import { readFileSync } from "node:fs";
 import { Type } from "typebox";
@@ -33,11 +33,17 @@ import { NativeEngine, nativeVersion } from "./native/engine.ts";
 import { YaraPool } from "./pool.ts";
 
 const MB = 1024 * 1024;
+/** Worker threads and native scan processes kept started while idle (the next scan does not wait for one). */
+const WARM_SCANNERS = 1;
+/** Compiled rule sets each worker keeps (LRU): clients re-send the same few rule sets. */
+const RULES_CACHE_SIZE = 32;
+/** A WebAssembly worker whose memory grew past this (a large file was scanned) is replaced: that memory never shrinks. */
+const WORKER_RECYCLE_BYTES = 64 * MB;
 
-/** The WebAssembly worker pool (compiles every source; scans where native cannot) and the native engine, unless RULES_ENGINE=wasm. */
+/** The WebAssembly worker pool (compiles every source; scans where native cannot) and the native engine, unless FILES_RULES_ENGINE=wasm. */
 function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEngine | undefined } {
   const pool = new YaraPool({
-    minThreads: config.workerMinThreads,
+    minThreads: WARM_SCANNERS,
     maxThreads: config.yaraWorkers,
     idleMs: config.workerIdleMs,
     scanTimeoutMs: config.scanTimeoutMs,
@@ -49,7 +55,7 @@ function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEng
       : new NativeEngine({
           strict: config.rulesEngine === "native",
           processes: config.yaraWorkers,
-          minProcesses: config.rulesNativeMinProcesses,
+          minProcesses: WARM_SCANNERS,
           idleMs: config.workerIdleMs,
           memoryMb: config.rulesNativeMemoryMb,
           timeoutMs: config.scanTimeoutMs,
@@ -88,7 +94,7 @@ export function createRulematchProcessor(config: FilesConfig, walker?: Walker): 
     metadataSchema: rulematchMetadata,
     analysisSchema: rulematchAnalysis,
     run: (file, fields, ctx) => scanUpload(deps, { path: file.path }, file.size, fields, ctx, file),
-    // A small upload kept in memory (UPLOAD_MEMORY_MAX) goes to the scan process as bytes: no temp file.
+    // A small upload kept in memory (FILES_UPLOAD_MEMORY_MAX) goes to the scan process as bytes: no temp file.
     runOnBytes: (file, fields, ctx) => scanUpload(deps, { bytes: file.bytes }, file.size, fields, ctx, file),
     async engines() {
       return {
@@ -129,8 +135,8 @@ async function scanUpload(
     rules,
     limits,
     input,
-    cacheSize: config.rulesCacheSize,
-    recycleBytes: config.rulesWorkerRecycleMb * MB,
+    cacheSize: RULES_CACHE_SIZE,
+    recycleBytes: WORKER_RECYCLE_BYTES,
     maxMatchesPerString: config.ruleMaxMatchesPerString,
     plaintextMax: config.rulePlaintextMax,
     consoleMax: config.rulesConsoleMaxChars,
@@ -208,7 +214,7 @@ function shareStatus(share: ClientShare) {
   return {
     ready: true,
     detail:
-      `${share.total} YARA scans at once, ${share.perClient} per client (remote address, RULES_CLIENT_SHARE), ` +
+      `${share.total} YARA scans at once, ${share.perClient} per client (remote address, FILES_RULES_CLIENT_SHARE), ` +
       `the least busy client first, heavy clients ${share.total - 1} at most together; ${share.held} scans waited for their turn`,
   };
 }
@@ -246,7 +252,7 @@ function wasmStatus(pool: YaraPool, maxThreads: number) {
 
 /** The native engine in health: processes, answers, fallbacks and crashes (counted like retired workers). */
 function nativeStatus(native: NativeEngine | undefined, scanner: RuleScanner, processes: number) {
-  if (!native) return { ready: false, detail: "off (RULES_ENGINE=wasm)" };
+  if (!native) return { ready: false, detail: "off (FILES_RULES_ENGINE=wasm)" };
   const fallback = scanner.lastFallback ? ` (last because: ${scanner.lastFallback})` : "";
   const crash = native.lastCrash ? `; last crash at ${native.lastCrash.at}: ${native.lastCrash.reason}` : "";
   return {

@@ -77,7 +77,7 @@ function checkPattern(source: string, start: number, end: number, limits: RuleLi
   const at = () => lineOf(source, start);
   if (body.length > limits.maxPatternBytes) {
     throw tooComplex(
-      `A pattern at ${at()} is ${body.length} bytes long; the limit is ${limits.maxPatternBytes} (RULES_MAX_PATTERN_BYTES).`,
+      `A pattern at ${at()} is ${body.length} bytes long; the limit is ${limits.maxPatternBytes} (FILES_RULES_MAX_PATTERN_BYTES).`,
     );
   }
   let alternatives = 0;
@@ -93,12 +93,14 @@ function checkPattern(source: string, start: number, end: number, limits: RuleLi
     else if (ch === "(") depth++;
     else if (ch === ")") depth--;
     if (depth > limits.maxDepth) {
-      throw tooComplex(`A pattern at ${at()} nests groups deeper than ${limits.maxDepth} (RULES_MAX_DEPTH).`);
+      throw tooComplex(
+        `A pattern at ${at()} nests groups deeper than ${limits.maxDepth} (FILES_RULES_MAX_DEPTH).`,
+      );
     }
   }
   if (alternatives > limits.maxAlternatives) {
     throw tooComplex(
-      `A pattern at ${at()} has ${alternatives} alternatives; the limit is ${limits.maxAlternatives} (RULES_MAX_ALTERNATIVES).`,
+      `A pattern at ${at()} has ${alternatives} alternatives; the limit is ${limits.maxAlternatives} (FILES_RULES_MAX_ALTERNATIVES).`,
     );
   }
 }
@@ -125,7 +127,7 @@ class Counts {
     if (this.depth + this.unaryRun + this.chains > this.limits.maxDepth) {
       throw tooComplex(
         `The rules nest deeper than ${this.limits.maxDepth} levels at ${lineOf(this.source, index)}, ` +
-          "counting brackets, chained unary operators and chains of binary operators (RULES_MAX_DEPTH).",
+          "counting brackets, chained unary operators and chains of binary operators (FILES_RULES_MAX_DEPTH).",
       );
     }
   }
@@ -166,7 +168,7 @@ class Counts {
   word(start: number, end: number): void {
     if (this.source.charCodeAt(start) === 36 /* $ */) {
       if (isDefinition(this.source, end) && ++this.strings > this.limits.maxStrings) {
-        throw tooComplex(`More than ${this.limits.maxStrings} strings (RULES_MAX_STRINGS).`);
+        throw tooComplex(`More than ${this.limits.maxStrings} strings (FILES_RULES_MAX_STRINGS).`);
       }
       this.operand();
       return;
@@ -177,7 +179,7 @@ class Counts {
     }
     const word = this.source.slice(start, end);
     if (word === "rule" && ++this.rules > this.limits.maxRules) {
-      throw tooComplex(`More than ${this.limits.maxRules} rules (RULES_MAX_RULES).`);
+      throw tooComplex(`More than ${this.limits.maxRules} rules (FILES_RULES_MAX_RULES).`);
     }
     if (CHAIN_ENDS.has(word)) this.endChain();
     if (UNARY_WORDS.has(word)) {
@@ -272,7 +274,7 @@ function literal(source: string, i: number, c: Counts, limits: RuleLimits): numb
     if (!limits.modules.has(name)) {
       throw new Refused({
         code: "module_not_allowed",
-        detail: `The module "${name}" imported at ${lineOf(source, i)} is not allowed here; allowed: ${[...limits.modules].join(", ") || "none"} (RULES_MODULES).`,
+        detail: `The module "${name}" imported at ${lineOf(source, i)} is not allowed here; allowed: ${[...limits.modules].join(", ") || "none"} (FILES_RULES_MODULES).`,
       });
     }
   }
@@ -296,7 +298,7 @@ export function checkRules(source: string, limits: RuleLimits): RuleRefusal | un
   if (bytes > limits.maxBytes) {
     return {
       code: "rules_too_large",
-      detail: `The rules are ${bytes} bytes; the limit is ${limits.maxBytes} (RULES_MAX_BYTES).`,
+      detail: `The rules are ${bytes} bytes; the limit is ${limits.maxBytes} (FILES_RULES_MAX_BYTES).`,
     };
   }
   try {

@@ -54,7 +54,7 @@ export class YaraPool {
 
   /**
    * Compiles and scans; failures of the engine or its deadlines become ProcessorFailure. The scan
-   * itself may run `scanBudgetMs` (SCAN_TIMEOUT_MS when not given).
+   * itself may run `scanBudgetMs` (FILES_SCAN_TIMEOUT_MS when not given).
    */
   async scan(
     task: Omit<ScanTask, "status" | "kind">,
@@ -122,7 +122,7 @@ export class YaraPool {
     if (signals.compile.aborted) {
       return new ProcessorFailure(
         "timeout",
-        `The YARA rules did not compile within ${this.options.compileTimeoutMs} ms (RULES_COMPILE_TIMEOUT_MS) and were stopped.`,
+        `The YARA rules did not compile within ${this.options.compileTimeoutMs} ms (FILES_RULES_COMPILE_TIMEOUT_MS) and were stopped.`,
       );
     }
     if (signals.scan.aborted) return scanPastBudget(signals.scanBudgetMs);
@@ -158,7 +158,7 @@ export function scanPastBudget(budgetMs: number): ProcessorFailure {
   return new ProcessorFailure(
     "timeout",
     `The YARA scan did not finish within ${budgetMs} ms, its budget for this file ` +
-      "(RULES_SCAN_BUDGET_MS plus RULES_SCAN_BUDGET_MS_PER_MB per MB, SCAN_TIMEOUT_MS at most), and was stopped.",
+      "(FILES_RULES_SCAN_BUDGET_MS plus FILES_RULES_SCAN_BUDGET_MS_PER_MB per MB, FILES_SCAN_TIMEOUT_MS at most), and was stopped.",
   );
 }
 

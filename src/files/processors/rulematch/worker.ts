@@ -129,7 +129,7 @@ function refuseLargeLoops(compiled: Compiled): void {
   compiled.rules.free();
   throw new InvalidRules(
     "rules_too_complex",
-    `A loop of these rules iterates a million times or more (RULES_LARGE_LOOPS=refuse):\n${warning}`,
+    `A loop of these rules iterates a million times or more (FILES_RULES_LARGE_LOOPS=refuse):\n${warning}`,
   );
 }
 

@@ -4,7 +4,7 @@
  * walk's text — and each runs one way on a node (`onNode`), once per upload: the extractor and the
  * iocs route of one `/analyzer/all` share them as they share the walk.
  */
-import type { FilesConfig } from "../../config.ts";
+import { type FilesConfig, WARM_THREADS } from "../../config.ts";
 import { ExecutableInspector, type ExecutableResult } from "../../executable/index.ts";
 import { FuzzyHasher, type FuzzyResult } from "../../fuzzy/index.ts";
 import { iocOptions } from "../../iocs/options.ts";
@@ -64,10 +64,10 @@ export class NodeAnalyses {
     this.#config = config;
     const workers = {
       threads: config.extractWorkers,
-      minThreads: config.workerMinThreads,
+      minThreads: WARM_THREADS,
       idleMs: config.workerIdleMs,
     };
-    // Fuzzy hashes (FUZZY_*), executable structure (EXECUTABLE_*) and indicators (IOC_*), each in its own pool.
+    // Fuzzy hashes (FILES_FUZZY_*), executable structure (FILES_EXECUTABLE_*) and indicators (FILES_IOC_*), each in its own pool.
     const hasher = new FuzzyHasher({
       ...workers,
       timeoutMs: config.fuzzyTimeoutMs,

@@ -24,6 +24,9 @@ export type Walk = ExtractResult;
 /** Who walks: the request's abort, and its client (remote address) for the fair share of processes. */
 export type WalkContext = Pick<ProcessorContext, "signal" | "client">;
 
+/** Extraction processes kept started while idle: the next upload does not wait for one to boot. */
+const WARM_EXTRACTORS = 1;
+
 export class Walker {
   readonly #pool: SandboxPool<ExtractTask, ExtractResult>;
   /** One client's costly work (password runs) holds at most its share of the processes. */
@@ -42,8 +45,8 @@ export class Walker {
       timeoutMs: config.extractTimeoutMs,
       prlimit: findPrlimit(),
       size: config.extractWorkers,
-      minIdle: config.extractMinProcesses,
-      idleMs: config.extractIdleMs,
+      minIdle: WARM_EXTRACTORS,
+      idleMs: config.workerIdleMs,
     });
     this.#share = new ClientShare(
       Math.max(1, Math.floor((config.extractWorkers * config.extractClientShare) / 100)),
@@ -145,7 +148,7 @@ export class Walker {
 }
 
 /**
- * A client that used this share of EXTRACT_TIMEOUT_MS of process time lately (halving every
+ * A client that used this share of FILES_EXTRACT_TIMEOUT_MS of process time lately (halving every
  * minute) is heavy: heavy clients together leave one process to the others.
  */
 const HEAVY_SHARE = 0.25;
@@ -226,7 +229,7 @@ function poolDetail(pool: SandboxPool<ExtractTask, ExtractResult>, size: number)
 /** The turns: how many extractions run per client, how many run now, how many waited for theirs. */
 function shareDetail(share: ClientShare): string {
   return (
-    `${share.perClient} per client (remote address, EXTRACT_CLIENT_SHARE), the least busy client first; ` +
+    `${share.perClient} per client (remote address, FILES_EXTRACT_CLIENT_SHARE), the least busy client first; ` +
     `${share.running} running, ${share.held} extractions waited for their turn`
   );
 }

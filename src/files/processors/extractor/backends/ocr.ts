@@ -26,7 +26,7 @@ async function withTempDir<T>(opts: OcrOptions, work: (dir: string) => Promise<T
 
 async function tesseract(image: string, opts: OcrOptions): Promise<string> {
   if (!LANGUAGES.test(opts.languages))
-    throw new Error(`OCR_LANGUAGES "${opts.languages}" is not a list like eng+fra`);
+    throw new Error(`FILES_OCR_LANGUAGES "${opts.languages}" is not a list like eng+fra`);
   const { stdout } = await run("tesseract", [image, "stdout", "-l", opts.languages], {
     timeout: opts.timeoutMs,
     killSignal: "SIGKILL",

@@ -1,5 +1,5 @@
 /**
- * Optional Apache Tika backend (`TIKA_URL`): files Loupe cannot read itself (those that would end
+ * Optional Apache Tika backend (`FILES_TIKA_URL`): files Loupe cannot read itself (those that would end
  * as printable strings) are PUT to Tika's `/rmeta/text`, which answers a JSON array of metadata
  * objects — the file's first, then one per embedded document — each with its text in
  * `X-TIKA:content`. A failure or a timeout keeps the native strings result and says why.

@@ -7,7 +7,7 @@ export interface ArchiveEntry {
   encrypted?: boolean;
   /** The password that opened it. */
   password?: string;
-  /** Why no password was tried on it (its key costs more than ARCHIVE_MAX_KEY_POWER allows). */
+  /** Why no password was tried on it (its key costs more than FILES_ARCHIVE_MAX_KEY_POWER allows). */
   notTried?: string;
 }
 

@@ -48,7 +48,9 @@ async function pageTexts(pdf: PdfDocument, budget: Budget | undefined, ocrPage?:
   for (let n = 1; n <= pdf.numPages; n++) {
     // A page tree may claim billions of pages: the text and time budgets end the reading.
     if (budget && (chars >= budget.charsLeft || !budget.hasTime())) {
-      budget.stop(budget.reason ?? `more text than EXTRACT_MAX_CHARS allows (stopped before page ${n})`);
+      budget.stop(
+        budget.reason ?? `more text than FILES_EXTRACT_MAX_CHARS allows (stopped before page ${n})`,
+      );
       break;
     }
     const page = await pdf.getPage(n);

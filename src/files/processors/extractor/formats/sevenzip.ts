@@ -149,7 +149,7 @@ async function listEncrypted(
   const maxPower = limits.maxKeyPower ?? 24;
   if (power > maxPower)
     throw new ParseFailure(
-      `encrypted 7z archive (names included): its key derivation asks for 2^${power} rounds per password, over ARCHIVE_MAX_KEY_POWER (2^${maxPower}); no password was tried`,
+      `encrypted 7z archive (names included): its key derivation asks for 2^${power} rounds per password, over FILES_ARCHIVE_MAX_KEY_POWER (2^${maxPower}); no password was tried`,
     );
   const key: EntryKey = { group: HEADER_KEY, rounds: 2 ** power };
   for (const password of limits.keyring?.list ?? []) {
@@ -223,7 +223,7 @@ function plan(listed: Listed[], limits: Limits) {
     }
     const key = entry.encrypted ? keyOf(e) : null;
     if (key && key.power > maxPower) {
-      entry.notTried = `its key derivation asks for 2^${key.power} rounds per password, over ARCHIVE_MAX_KEY_POWER (2^${maxPower}): no password was tried`;
+      entry.notTried = `its key derivation asks for 2^${key.power} rounds per password, over FILES_ARCHIVE_MAX_KEY_POWER (2^${maxPower}): no password was tried`;
       continue;
     }
     if (!limits.budget.takeBytes(e.size, limits.maxArchiveBytes)) {

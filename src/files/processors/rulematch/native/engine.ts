@@ -2,7 +2,7 @@
  * The native YARA-X engine behind a pool of sandbox processes (resident-memory watchdog, data
  * rlimit, a time limit that kills the process: a real timeout). The pool starts on the first
  * native scan. A process that dies mid-scan is counted and reported in health; the caller then
- * answers from the WebAssembly build (or fails, with RULES_ENGINE=native). A process that cannot
+ * answers from the WebAssembly build (or fails, with FILES_RULES_ENGINE=native). A process that cannot
  * start (the package does not load on this platform) turns the native engine off for good.
  */
 import { readFileSync } from "node:fs";
@@ -48,7 +48,7 @@ export class NativeEngine {
   /**
    * Whether a native scan would start at once. Not while every process is busy or booting (a
    * runaway loop killed at its budget costs a process, and its replacement boots for 0.4–2 s):
-   * the caller scans with the WebAssembly build meanwhile. Always with RULES_ENGINE=native, and
+   * the caller scans with the WebAssembly build meanwhile. Always with FILES_RULES_ENGINE=native, and
    * before the first native scan (it starts the pool).
    */
   readyNow(): boolean {
@@ -61,7 +61,7 @@ export class NativeEngine {
   }
 
   /**
-   * Scans natively within `budgetMs` once a process took the task (SCAN_TIMEOUT_MS covers the
+   * Scans natively within `budgetMs` once a process took the task (FILES_SCAN_TIMEOUT_MS covers the
    * wait too); deadline and memory failures are the request's, a crash is a fallback.
    */
   async scan(task: NativeTask, clientGone: AbortSignal, budgetMs?: number): Promise<NativeOutcome> {
