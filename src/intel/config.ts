@@ -366,6 +366,7 @@ export const intelSettings = {
   // Files analyses kept by intel (docs/api.md, "Files analyses").
   filesUrl: {
     env: "FILES_URL",
+    aliases: [],
     defaultValue: "http://127.0.0.1:8000",
     describe:
       "The files service: `./loupe analyze` sends files to it, and so does intel's POST /api/analyses/ (none: analyses are off).",
