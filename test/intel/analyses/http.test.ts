@@ -17,7 +17,7 @@ import { after, before, describe, it } from "node:test";
 import { auditPage } from "../../../src/intel/services/audit.ts";
 import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
-import { describeOnDatabase, describeOnEachDatabase } from "../../helpers/databases.ts";
+import { describeOnEachDatabase } from "../../helpers/databases.ts";
 import { multipartEmail } from "../../helpers/documents.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { type MarkingVendors, startMarkingVendors } from "../../helpers/marking-vendors.ts";

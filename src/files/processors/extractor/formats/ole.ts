@@ -7,7 +7,7 @@
 import * as CFB from "cfb";
 import WordExtractor from "word-extractor";
 import type { Limits } from "../budget.ts";
-import { type Extracted, normaliseWhitespace, ParseFailure, type Recurse, type Typed } from "../result.ts";
+import { normaliseWhitespace, ParseFailure, type Recurse, type Typed } from "../result.ts";
 import { type ArchiveEntry, describeArchive } from "./archive.ts";
 import { printableStrings } from "./binary.ts";
 import { extractMsg } from "./msg.ts";
