@@ -50,7 +50,7 @@ describe("./loupe doctor", () => {
     const { code, report: r } = await report(healthy);
     assert.equal(code, 0, JSON.stringify(r.checks, null, 2));
     assert.equal(r.ok, true);
-    for (const check of ["configuration", "tls", "secrets", "node", "disk DATA_DIR", "database", "queue"])
+    for (const check of ["configuration", "tls", "secrets", "node", "disk LOUPE_DATA_DIR", "database", "queue"])
       assert.equal(find(r, check).status, "ok", check);
     assert.equal(find(r, "connectors").status, "ok");
     assert.equal(find(r, "yara").status, "ok");
@@ -172,7 +172,7 @@ describe("./loupe doctor", () => {
   it("reports disk space below DOCTOR_MIN_FREE_MB", async () => {
     const { code, report: r } = await report({ ...healthy, DOCTOR_MIN_FREE_MB: String(1024 ** 3) });
     assert.equal(code, 1);
-    const d = find(r, "disk DATA_DIR");
+    const d = find(r, "disk LOUPE_DATA_DIR");
     assert.equal(d.status, "error");
     assert.match(d.detail, /below LOUPE_DOCTOR_MIN_FREE_MB/);
   });
