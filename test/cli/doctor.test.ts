@@ -50,7 +50,15 @@ describe("./loupe doctor", () => {
     const { code, report: r } = await report(healthy);
     assert.equal(code, 0, JSON.stringify(r.checks, null, 2));
     assert.equal(r.ok, true);
-    for (const check of ["configuration", "tls", "secrets", "node", "disk LOUPE_DATA_DIR", "database", "queue"])
+    for (const check of [
+      "configuration",
+      "tls",
+      "secrets",
+      "node",
+      "disk LOUPE_DATA_DIR",
+      "database",
+      "queue",
+    ])
       assert.equal(find(r, check).status, "ok", check);
     assert.equal(find(r, "connectors").status, "ok");
     assert.equal(find(r, "yara").status, "ok");
