@@ -40,6 +40,15 @@ function headerProblem(text: string): string | undefined {
   return words.length < MIN_HEADER_CHARS ? `its header says only "${words}"` : undefined;
 }
 
+/**
+ * The lines of a file that take the store's database handle (`store.db`, `{ db } = ….store`): the
+ * doors hand their services to service functions and never hold a handle of their own.
+ */
+function dbHandlesIn(text: string): string[] {
+  const handle = /\bstore\.db\b|\{[^}]*\bdb\b[^}]*\}\s*=\s*[\w.]*\bstore\b/;
+  return text.split("\n").flatMap((line, i) => (handle.test(line) ? [`${i + 1}: ${line.trim()}`] : []));
+}
+
 /** Our own code in src/ (TypeScript, the panel's scripts and stylesheet), without vendors' recorded answers. */
 function ownSourceFiles(): string[] {
   return (readdirSync(path.join(ROOT, "src"), { recursive: true }) as string[])
@@ -125,6 +134,30 @@ describe("architecture", () => {
     assert.equal(layerOf("g/special.ts", order)?.name, "left");
     assert.equal(layerOf("g/other.ts", order)?.name, "gate");
     assert.equal(layerOf("x/other.ts", order), undefined);
+  });
+
+  it("no door holds the store's database handle", () => {
+    const doors = [...graph.keys()].filter((f) => layerOf(f, INTEL_LAYERS)?.name === "doors");
+    assert.ok(doors.length > 30, `only ${doors.length} door files read`);
+    const held = doors.flatMap((file) =>
+      dbHandlesIn(readFileSync(path.join(ROOT, file), "utf8")).map((line) => `${file}:${line}`),
+    );
+    assert.deepEqual(held, []);
+  });
+
+  it("finds a door's database handle (the check can fail)", () => {
+    const door = [
+      "const { db } = deps.services.store;",
+      "await accounts.get(deps.services.store.db, id);",
+      "const { store } = services; await createAccount(store.db, input);",
+      "await accounts.get(deps.services, id); // the services, not a handle",
+      'const file = "intel.db";',
+    ].join("\n");
+    assert.deepEqual(dbHandlesIn(door), [
+      "1: const { db } = deps.services.store;",
+      "2: await accounts.get(deps.services.store.db, id);",
+      "3: const { store } = services; await createAccount(store.db, input);",
+    ]);
   });
 
   it("has no import circle in src", () => {

@@ -138,7 +138,7 @@ async function user(args: string[]): Promise<number> {
   if (!values.username) throw new UsageError("--username is required");
   const password = values["password-stdin"] ? await readStdin() : undefined;
   return withServices(async (s) => {
-    const { user: u, generatedPassword } = await createAccount(s.store.db, {
+    const { user: u, generatedPassword } = await createAccount(s, {
       username: values.username!,
       password,
       admin: values.admin ?? false,
@@ -149,7 +149,7 @@ async function user(args: string[]): Promise<number> {
 }
 
 async function listUsers(s: Services): Promise<void> {
-  for (const u of await accounts.list(s.store.db)) {
+  for (const u of await accounts.list(s)) {
     const role = u.is_admin ? "admin" : "user";
     const state = u.is_active ? "active" : "inactive";
     process.stdout.write(
@@ -164,13 +164,13 @@ async function token(args: string[]): Promise<number> {
   if (sub === "create") {
     const { username } = usernameOf(rest, usage);
     return withServices(async (s) => {
-      process.stdout.write(`${(await issueApiKey(s.store.db, { username })).key}\n`);
+      process.stdout.write(`${(await issueApiKey(s, { username })).key}\n`);
     });
   }
   if (sub === "list") {
     const { username } = usernameOf(rest, usage);
     return withServices(async (s) => {
-      for (const k of await apiKeysOf(s.store.db, username))
+      for (const k of await apiKeysOf(s, username))
         process.stdout.write(
           `#${k.id} ${k.prefix}… ${k.revoked ? "revoked" : "active"} created: ${k.created_at} last used: ${k.last_used_at ?? "never"}\n`,
         );
@@ -181,7 +181,7 @@ async function token(args: string[]): Promise<number> {
     const id = Number(positionals[0]);
     if (positionals.length !== 1 || !Number.isInteger(id)) throw new UsageError(usage);
     return withServices(async (s) => {
-      await revokeApiKey(s.store.db, username, id);
+      await revokeApiKey(s, username, id);
       process.stdout.write(`revoked key #${id} of ${username}\n`);
     });
   }
@@ -197,7 +197,7 @@ async function credentials(args: string[]): Promise<number> {
       return withServices((s) => testCredentialsCommand(s, rest));
     case "list":
       return withServices(async (s) => {
-        for (const c of await listCredentialSets(s.store.db, rest[0]))
+        for (const c of await listCredentialSets(s, rest[0]))
           process.stdout.write(
             `#${c.id} ${c.vendor} ${JSON.stringify(c.masked)} last used: ${c.last_used_at ?? "never"}\n`,
           );
@@ -206,7 +206,7 @@ async function credentials(args: string[]): Promise<number> {
       const id = Number(rest[0]);
       if (!Number.isInteger(id)) throw new UsageError(usageFor(["intel", "credentials", "remove"]));
       return withServices(async (s) => {
-        if (!(await removeCredentialSet(s.store.db, id))) throw new UsageError(`no credentials #${id}`);
+        if (!(await removeCredentialSet(s, id))) throw new UsageError(`no credentials #${id}`);
         process.stdout.write(`removed credentials #${id}\n`);
       });
     }
@@ -234,7 +234,7 @@ async function setCredentials(args: string[]): Promise<number> {
   return withServices(async (s) => {
     const connector = connectorNamed(s, vendor);
     const fields = await readCredentialFields(connector, pairs, values["from-file"]);
-    const id = await addCredentialSet(s.store.db, connector, fields);
+    const id = await addCredentialSet(s, connector, fields);
     process.stdout.write(`added credentials #${id} for ${connector.id}\n`);
   });
 }
@@ -260,7 +260,7 @@ async function marking(args: string[]): Promise<number> {
         pap: values.pap === undefined ? undefined : markingLevel("PAP", values.pap),
       };
       const actor = `cli:${os.userInfo().username}`;
-      const done = await setSubjectMarking(s.store.db, actor, { superType, type, value }, levels);
+      const done = await setSubjectMarking(s, actor, { superType, type, value }, levels);
       const { subject, before, after } = done;
       process.stdout.write(
         `${subject.superType} / ${subject.type} / ${subject.value}: TLP ${before.tlp} → ${after.tlp}, PAP ${before.pap} → ${after.pap}\n`,
@@ -280,7 +280,7 @@ async function testCredentialsCommand(s: Services, args: string[]): Promise<numb
   const [target] = args;
   if (!target || args.length !== 1) throw new UsageError(usageFor(["intel", "credentials", "test"]));
   const byId = /^\d+$/.test(target);
-  const sets = (await listCredentialSets(s.store.db)).filter((c) =>
+  const sets = (await listCredentialSets(s)).filter((c) =>
     byId ? c.id === Number(target) : c.vendor === target,
   );
   if (byId && sets.length === 0) throw new UsageError(`no credentials #${target}`);
@@ -296,7 +296,7 @@ async function testCredentialsCommand(s: Services, args: string[]): Promise<numb
   }
   let failed = 0;
   for (const set of sets) {
-    const outcome = await testCredentialSet(s.store.db, connector, set.id, s.config);
+    const outcome = await testCredentialSet(s, connector, set.id, s.config);
     process.stdout.write(`#${set.id} ${outcome?.text ?? "removed meanwhile"}\n`);
     if (!outcome?.ok) failed++;
   }

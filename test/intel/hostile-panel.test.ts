@@ -64,7 +64,7 @@ describe("the panel's small things (real intel process)", () => {
   });
 
   it("audits a removal under the removed set's vendor, whatever the URL names (CR/LF included)", async () => {
-    const id = await addCredentialSet(store.db, virustotal, { api_key: "3f9a1c7e5b2d4086".repeat(4) });
+    const id = await addCredentialSet({ store }, virustotal, { api_key: "3f9a1c7e5b2d4086".repeat(4) });
     const res = await panel(server, session, `/credentials/evil%0D%0ASet-Cookie:%20x=1/${id}/remove`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -84,7 +84,7 @@ describe("the panel's small things (real intel process)", () => {
 
   it("neutralises every spelling of a formula in the audit CSV", async () => {
     const hostile = [" =1+1", "\u3000=1+1", "\uff1d1+1", "|calc", "ok\n=1+1", "ok\r\n+1", "@SUM(A1)", "\t-1"];
-    for (const detail of hostile) await recordAudit(store.db, "mallory", "user.create", "t", detail);
+    for (const detail of hostile) await recordAudit({ store }, "mallory", "user.create", "t", detail);
     const csv = await (await panel(server, session, "/audit/export?format=csv&action=user")).text();
     // A quoted cell may span lines: every line of a cell must start inert.
     const cells = csv.match(/"(?:[^"]|"")*"|[^,\r\n]+/g) ?? [];

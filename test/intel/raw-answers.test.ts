@@ -105,7 +105,7 @@ describeOnEachDatabase("raw answers kept per request", (db) => {
   it("keeps each vendor's answer redacted and cut, and forgets it with its request", async () => {
     assert.equal((await pollUntilDone(server, FILE)).status, 200);
     const first = await latestRequestId();
-    const found = await requestWithRawAnswers(server.services.store.db, first);
+    const found = await requestWithRawAnswers(server.services, first);
     assert.equal(found?.raw.length, 1);
     const [vtRaw] = found!.raw;
     assert.equal(vtRaw?.vendor, "virustotal");
@@ -135,7 +135,7 @@ describeOnEachDatabase("raw answers kept per request", (db) => {
       .where("id", "=", first)
       .execute();
     await sweepRetention(server.services.store.db, 5);
-    assert.equal(await requestWithRawAnswers(server.services.store.db, first), undefined);
+    assert.equal(await requestWithRawAnswers(server.services, first), undefined);
     const rows = await server.services.store.db
       .selectFrom("request_raw_answers")
       .select("request_id")
@@ -151,7 +151,7 @@ describeOnEachDatabase("raw answers kept per request", (db) => {
     try {
       const res = await pollUntilDone(server, { ...FILE, value: "00112233445566778899aabbccddeeff" });
       assert.equal(res.status, 502);
-      const found = await requestWithRawAnswers(server.services.store.db, await latestRequestId());
+      const found = await requestWithRawAnswers(server.services, await latestRequestId());
       assert.equal(found?.request.status, "FAILED");
       assert.match(found?.raw[0]?.body ?? "", /nested too deeply to be shown/);
     } finally {

@@ -42,7 +42,7 @@ async function queueCheck(store: Store, queueWarnDepth: number): Promise<CheckRe
 
 async function connectorsCheck(store: Store, setting: string): Promise<CheckResult> {
   const enabled = enabledConnectors(setting);
-  const usable = await usableConnectors(store.db, enabled);
+  const usable = await usableConnectors({ store }, enabled);
   const waiting = enabled.filter((c) => !usable.includes(c)).map((c) => c.id);
   const detail = `${usable.length} of ${enabled.length} enabled connectors usable`;
   if (usable.length === 0)

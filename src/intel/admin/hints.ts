@@ -8,11 +8,11 @@ import type { AdminDeps } from "./context.ts";
 import { type Html, html } from "./html.ts";
 
 export async function vendorHint(deps: AdminDeps): Promise<Html | ""> {
-  const { store, connectors } = deps.services;
+  const { connectors } = deps.services;
   const keyed = connectors.filter((c) => c.credentialFields.length > 0);
   // Every enabled vendor is keyless: there is nothing to configure, so nothing to hint at.
   if (keyed.length === 0) return "";
-  const usable = await usableConnectors(store.db, connectors);
+  const usable = await usableConnectors(deps.services, connectors);
   if (usable.some((c) => c.credentialFields.length > 0)) return "";
   const link = html`<a href="${deps.prefix}/credentials">Vendor credentials</a>`;
   const keyless = usable.map((c) => c.vendor);

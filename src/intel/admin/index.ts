@@ -49,7 +49,7 @@ export async function loadSession(req: FastifyRequest, deps: AdminDeps): Promise
   if (!cookie) return;
   const unsigned = req.unsignCookie(cookie);
   if (!unsigned.valid || !unsigned.value) return;
-  const s = await currentSession(deps.services.store.db, unsigned.value);
+  const s = await currentSession(deps.services, unsigned.value);
   if (s) req.adminSession = { id: unsigned.value, user: s.user, csrf: s.csrf };
 }
 

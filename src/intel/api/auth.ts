@@ -9,7 +9,6 @@ import { apiKeyHashIfWellFormed, authenticateApiKeyHash, type UserRow } from "..
 import type { IntelServices, ReadView } from "../services/index.ts";
 
 export function tokenAuth(services: Pick<IntelServices, "store" | "reads">) {
-  const { db } = services.store;
   return async (req: FastifyRequest, _reply: FastifyReply) => {
     const header = req.headers.authorization;
     if (!header)
@@ -18,7 +17,7 @@ export function tokenAuth(services: Pick<IntelServices, "store" | "reads">) {
     const view = await services.reads.view();
     // Hashed once per request: the key check and the per-key limits share it.
     const hash = m?.[1] ? apiKeyHashIfWellFormed(m[1]) : undefined;
-    const user = hash ? await authenticateApiKeyHash(db, hash, view) : undefined;
+    const user = hash ? await authenticateApiKeyHash(services, hash, view) : undefined;
     if (!user || !hash) throw new HttpError(401, "invalid_token", "Invalid token.");
     req.user = user;
     req.readView = view;

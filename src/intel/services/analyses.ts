@@ -151,7 +151,7 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
         throw new HttpError(403, "admin_only", "Only an administrator may share an analysis.");
       await setShared(db, id, shared);
       await recordAudit(
-        db,
+        services,
         viewer.username,
         "analysis.share",
         id,
@@ -207,12 +207,12 @@ async function createAnalysis(
   const done = await fromCache(services, row);
   if (done) {
     await rm(upload.path, { force: true });
-    await recordAudit(db, viewer.username, "analysis.upload", row.id, `${detail}, from the cache`);
+    await recordAudit(services, viewer.username, "analysis.upload", row.id, `${detail}, from the cache`);
     return { status: 200, json: analysisJson({ ...done, username: viewer.username }, { indicators: [] }) };
   }
   await saveSecrets(upload.path, upload.fields);
   await insertAnalysis(db, row);
-  await recordAudit(db, viewer.username, "analysis.upload", row.id, detail);
+  await recordAudit(services, viewer.username, "analysis.upload", row.id, detail);
   runner.enqueue(row.id);
   return { status: 202, analysis: analysisView({ ...row, username: viewer.username }) };
 }

@@ -119,7 +119,7 @@ export async function enrichAnalysis(
   const asked = await Promise.all(asks.map((a) => slot(() => askOne(services, row, a))));
   await saveIndicators(services.store.db, row.id, [...asked, ...refused]);
   await recordAudit(
-    services.store.db,
+    services,
     actor,
     "analysis.enrich",
     row.id,

@@ -2,11 +2,8 @@
  * The audit log: every change an admin makes to users, API keys, vendor credentials and subjects'
  * markings, stored and exportable. Details name what changed, never a secret (a key by its prefix, a set by its id).
  */
-import type { Kysely } from "kysely";
 import { type AuditRow, countAudit, insertAudit, selectAudit } from "../store/audit.ts";
-import type { Database } from "../store/schema.ts";
-
-type Db = Kysely<Database>;
+import type { WithStore } from "./index.ts";
 
 export type { AuditRow };
 
@@ -29,16 +26,17 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export function recordAudit(
-  db: Db,
+  { store }: WithStore,
   actor: string,
   action: AuditAction,
   target: string,
   detail = "",
 ): Promise<void> {
-  return insertAudit(db, { actor, action, target, detail });
+  return insertAudit(store.db, { actor, action, target, detail });
 }
 
-export async function auditPage(db: Db, o: { limit: number; offset: number; action?: string }) {
+export async function auditPage({ store }: WithStore, o: { limit: number; offset: number; action?: string }) {
+  const { db } = store;
   return { entries: await selectAudit(db, o), total: await countAudit(db) };
 }
 

@@ -3,7 +3,6 @@
  * panel, the CLI and the API. A set holds exactly the fields its connector names; a `url` field is
  * an http(s) address and is shown whole, every other field is a secret shown by 4 characters.
  */
-import type { Kysely } from "kysely";
 import type { IntelConfig } from "../config.ts";
 import type { Connector } from "../connectors/types.ts";
 import { checkCredentials, isUsable } from "../domain/fanout.ts";
@@ -22,9 +21,7 @@ import {
   listCredentials,
   removeCredentials,
 } from "../store/credentials.ts";
-import type { Database } from "../store/schema.ts";
-
-type Db = Kysely<Database>;
+import type { WithStore } from "./index.ts";
 
 export class CredentialsError extends Error {}
 
@@ -45,10 +42,14 @@ export function credentialProblem(connector: Connector, fields: Credentials): st
   return undefined;
 }
 
-export async function addCredentialSet(db: Db, connector: Connector, fields: Credentials): Promise<number> {
+export async function addCredentialSet(
+  { store }: WithStore,
+  connector: Connector,
+  fields: Credentials,
+): Promise<number> {
   const problem = credentialProblem(connector, fields);
   if (problem) throw new CredentialsError(problem);
-  return addCredentials(db, connector.id, fields);
+  return addCredentials(store.db, connector.id, fields);
 }
 
 /** Addresses are shown whole; secrets by their first 4 characters. */
@@ -77,7 +78,11 @@ export interface CredentialSetView {
 export type { CredentialCheck };
 
 /** Every set (of one vendor, when named), secrets masked. */
-export async function listCredentialSets(db: Db, vendor?: string): Promise<CredentialSetView[]> {
+export async function listCredentialSets(
+  { store }: WithStore,
+  vendor?: string,
+): Promise<CredentialSetView[]> {
+  const { db } = store;
   const checks = await credentialChecks(db);
   return (await listCredentials(db, vendor)).map((s) => ({
     id: s.id,
@@ -97,20 +102,21 @@ export async function listCredentialSets(db: Db, vendor?: string): Promise<Crede
 export const failedItsTest = (set: CredentialSetView): boolean => set.last_check?.ok === false;
 
 /** The fields of one set, unmasked: only to test them against the vendor. */
-export async function credentialSetFields(db: Db, vendor: string, id: number) {
-  return (await listCredentials(db, vendor)).find((s) => s.id === id)?.fields;
+export async function credentialSetFields({ store }: WithStore, vendor: string, id: number) {
+  return (await listCredentials(store.db, vendor)).find((s) => s.id === id)?.fields;
 }
 
 /** Removes set `id`; the vendor it belonged to, read from the set itself (undefined: no such set). */
-export async function removeCredentialSet(db: Db, id: number): Promise<string | undefined> {
+export async function removeCredentialSet({ store }: WithStore, id: number): Promise<string | undefined> {
+  const { db } = store;
   const vendor = await removeCredentials(db, id);
   if (vendor !== undefined) await forgetCredentialCheck(db, id);
   return vendor;
 }
 
 /** The connectors that can be asked now. */
-export async function usableConnectors(db: Db, connectors: Connector[]): Promise<Connector[]> {
-  const withSets = await configuredVendors(db);
+export async function usableConnectors({ store }: WithStore, connectors: Connector[]): Promise<Connector[]> {
+  const withSets = await configuredVendors(store.db);
   return connectors.filter((c) => isUsable(c, withSets));
 }
 
@@ -134,11 +140,12 @@ export async function testCredentials(
  * no such set.
  */
 export async function testCredentialSet(
-  db: Db,
+  { store }: WithStore,
   connector: Connector,
   id: number,
   config: IntelConfig,
 ): Promise<{ ok: boolean; text: string; reenabled: boolean } | undefined> {
+  const { db } = store;
   const set = (await listCredentials(db, connector.id)).find((s) => s.id === id);
   if (!set) return undefined;
   const outcome = await testCredentials(connector, set.fields, config);

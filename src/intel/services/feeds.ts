@@ -2,8 +2,8 @@
  * The local feed copies as the panel's Status page shows them: each file, its entries, when it
  * was downloaded and last confirmed (its age), and why its last refresh failed, if it did.
  */
-import type { Store } from "../store/db.ts";
 import { listCopies } from "../store/feeds.ts";
+import type { WithStore } from "./index.ts";
 
 export interface FeedCopyView {
   id: string;
@@ -15,7 +15,7 @@ export interface FeedCopyView {
   error: string | null;
 }
 
-export async function feedCopies(store: Store): Promise<FeedCopyView[]> {
+export async function feedCopies({ store }: WithStore): Promise<FeedCopyView[]> {
   return (await listCopies(store.db)).map((c) => ({
     id: c.id,
     name: c.name,

@@ -49,6 +49,12 @@ export interface IntelServices {
   close(): Promise<void>;
 }
 
+/**
+ * What a service that only reads or writes the database is handed: the doors pass their services
+ * (or any part holding the store) and never hold a database handle themselves.
+ */
+export type WithStore = Pick<IntelServices, "store">;
+
 /** The connectors INTEL_CONNECTORS enables ("all", or a list of ids); an unknown id is a configuration error. */
 export function enabledConnectors(setting: string, available: Connector[] = CONNECTORS): Connector[] {
   if (setting.trim().toLowerCase() === "all") return available;

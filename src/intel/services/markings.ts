@@ -3,13 +3,12 @@
  * to the audit log. Asks only ever raise a subject's marking (sticky, domain/requests.ts); this is
  * the one way to lower it. The value is normalised as asks normalise it, so it names the same entity.
  */
-import type { Kysely } from "kysely";
 import { MARKINGS, type Marking, parseMarking, storedName } from "../model/markings.ts";
 import { checkValue, findSuperType, findType } from "../model/taxonomy.ts";
 import { entityMarks, setMarks } from "../store/graph.ts";
 import { bumpGraphVersion } from "../store/requests.ts";
-import type { Database } from "../store/schema.ts";
 import { recordAudit } from "./audit.ts";
+import type { WithStore } from "./index.ts";
 
 /** Why a marking cannot be set (the door shows or prints the message). */
 export class MarkingError extends Error {}
@@ -43,7 +42,7 @@ export function markingLevel(kind: "TLP" | "PAP", raw: string): Marking {
  * before and after. Answers rendered before are renewed. A MarkingError when no such subject is stored.
  */
 export async function setSubjectMarking(
-  db: Kysely<Database>,
+  services: WithStore,
   actor: string,
   input: SubjectName,
   levels: { tlp?: Marking; pap?: Marking },
@@ -52,6 +51,7 @@ export async function setSubjectMarking(
   before: { tlp: string; pap: string };
   after: { tlp: string; pap: string };
 }> {
+  const { db } = services.store;
   const subject = storedSubject(input);
   const ref = { superType: subject.superType, type: subject.type, name: subject.value };
   const before = await entityMarks(db, ref);
@@ -65,7 +65,7 @@ export async function setSubjectMarking(
   await bumpGraphVersion(db);
   const detail = `TLP ${before.tlp} → ${after.tlp}, PAP ${before.pap} → ${after.pap}`;
   await recordAudit(
-    db,
+    services,
     actor,
     "marking.set",
     `${subject.superType}/${subject.type}/${subject.value}`,

@@ -17,22 +17,24 @@ describeOnEachDatabase(
   (db) => {
     it("keeps entries newest first, pages and filters them", async () => {
       const server = await db.startIntelServer({ worker: false });
-      const sdb = server.services.store.db;
-      await recordAudit(sdb, "alice", "user.create", "bob", "user");
-      await recordAudit(sdb, "alice", "credentials.add", "virustotal", "set #1");
-      await recordAudit(sdb, "alice", "key.create", "bob", "key 0123abcd…");
-      const all = await auditPage(sdb, { limit: 10, offset: 0 });
+      await recordAudit(server.services, "alice", "user.create", "bob", "user");
+      await recordAudit(server.services, "alice", "credentials.add", "virustotal", "set #1");
+      await recordAudit(server.services, "alice", "key.create", "bob", "key 0123abcd…");
+      const all = await auditPage(server.services, { limit: 10, offset: 0 });
       assert.equal(all.total, 3);
       assert.deepEqual(
         all.entries.map((e) => e.action),
         ["key.create", "credentials.add", "user.create"],
       );
-      const users = await auditPage(sdb, { limit: 10, offset: 0, action: "user" });
+      const users = await auditPage(server.services, { limit: 10, offset: 0, action: "user" });
       assert.deepEqual(
         users.entries.map((e) => e.target),
         ["bob"],
       );
-      assert.equal((await auditPage(sdb, { limit: 1, offset: 1 })).entries[0]?.action, "credentials.add");
+      assert.equal(
+        (await auditPage(server.services, { limit: 1, offset: 1 })).entries[0]?.action,
+        "credentials.add",
+      );
     });
   },
 );

@@ -89,8 +89,7 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
   });
 
   it("refuses a placeholder copied from an example, on Add and on Check before saving", async () => {
-    const db = h.server.services.store.db;
-    const before = (await listCredentialSets(db, "virustotal")).length;
+    const before = (await listCredentialSets(h.server.services, "virustotal")).length;
     await page.goto(`${panel}/credentials`);
     const card = page.locator("#vendor-virustotal");
     for (const button of ["Add credentials", "Check before saving"]) {
@@ -98,11 +97,10 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
       await card.locator(`button:has-text("${button}")`).click();
       assert.match((await page.textContent(".flash.error")) ?? "", /is a placeholder, not a key/, button);
     }
-    assert.equal((await listCredentialSets(db, "virustotal")).length, before);
+    assert.equal((await listCredentialSets(h.server.services, "virustotal")).length, before);
   });
 
   it("checks a key before saving it (nothing stored) and shows a set whose last test failed", async () => {
-    const db = h.server.services.store.db;
     await page.goto(`${panel}/credentials`);
     const card = page.locator("#vendor-virustotal");
     const key = card.locator('input[name="api_key"]');
@@ -118,23 +116,27 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
       await page.locator("#vendor-virustotal").locator('input[name="api_key"]').inputValue(),
       "refused-key-000",
     );
-    assert.equal((await listCredentialSets(db, "virustotal")).length, 0, "a checked key is not stored");
+    assert.equal(
+      (await listCredentialSets(h.server.services, "virustotal")).length,
+      0,
+      "a checked key is not stored",
+    );
 
     await page.locator("#vendor-virustotal").locator('input[name="api_key"]').fill(VT_KEY);
     await page.locator("#vendor-virustotal").locator('button:has-text("Check before saving")').click();
     assert.match((await page.textContent(".flash.ok")) ?? "", /VirusTotal test passed .*Not saved yet/);
-    assert.equal((await listCredentialSets(db, "virustotal")).length, 0);
+    assert.equal((await listCredentialSets(h.server.services, "virustotal")).length, 0);
     assert.match((await page.textContent("#summary")) ?? "", /1 of 3 vendors configured/);
     await screenshot(page, "credentials-checked-before-saving");
     // The checked key is still in the form: adding it is one more click.
     await page.locator("#vendor-virustotal").locator('button:has-text("Add credentials")').click();
     assert.match((await page.textContent(".flash.ok")) ?? "", /Added VirusTotal credentials/);
-    const [good] = await listCredentialSets(db, "virustotal");
+    const [good] = await listCredentialSets(h.server.services, "virustotal");
     assert.ok(good);
 
     await page.locator("#vendor-virustotal").locator('input[name="api_key"]').fill("refused-key-000");
     await page.locator("#vendor-virustotal").locator('button:has-text("Add credentials")').click();
-    const bad = (await listCredentialSets(db, "virustotal")).find((s) => s.id !== good.id)!;
+    const bad = (await listCredentialSets(h.server.services, "virustotal")).find((s) => s.id !== good.id)!;
     await page
       .locator(`#vendor-virustotal tr:has-text("#${bad.id}")`)
       .locator('button:has-text("Test")')
@@ -146,7 +148,7 @@ describe("credentials and users in Chromium", { skip: skipUnlessCommands("chromi
       (await page.locator("#vendor-virustotal header .badge").textContent()) ?? "",
       /configured · 2 sets · 1 failed its last test/,
     );
-    const kept = (await listCredentialSets(db, "virustotal")).find((s) => s.id === bad.id);
+    const kept = (await listCredentialSets(h.server.services, "virustotal")).find((s) => s.id === bad.id);
     assert.equal(kept?.last_check?.ok, false, "the failed test is kept with the set");
 
     await page

@@ -33,7 +33,7 @@ describe("first-run hints in Chromium", { skip: skipUnlessCommands("chromium") }
     assert.equal((await page.textContent("h1"))?.trim(), "Vendor credentials");
 
     const vt = o.server.services.connectors.find((c) => c.id === "virustotal")!;
-    await addCredentialSet(o.server.services.store.db, vt, { api_key: "3f9a1c7e5b2d4086".repeat(4) });
+    await addCredentialSet(o.server.services, vt, { api_key: "3f9a1c7e5b2d4086".repeat(4) });
     for (const path of ["investigate", "status"]) {
       await page.goto(`${o.panel}/${path}`);
       assert.equal(await hint.count(), 0, `no hint on ${path} once a key is set`);

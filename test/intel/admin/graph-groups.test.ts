@@ -35,7 +35,7 @@ describe("a large graph in Chromium", { skip: skipUnlessCommands("chromium") }, 
     h = await openAdminHarness({ virustotal: { [`domains/${DOMAIN}`]: crowdedDomain() } });
     page = h.page;
     const { store, connectors } = h.server.services;
-    await addCredentialSet(store.db, connectors[0]!, { api_key: VT_KEY });
+    await addCredentialSet({ store }, connectors[0]!, { api_key: VT_KEY });
   });
   after(async () => h?.close());
 

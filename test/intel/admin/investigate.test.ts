@@ -42,7 +42,7 @@ describe("Investigate in Chromium", { skip: skipUnlessCommands("chromium") }, ()
     });
     ({ browser, page, panel } = h);
     const { store, connectors } = h.server.services;
-    await addCredentialSet(store.db, connectors[0]!, { api_key: VT_KEY });
+    await addCredentialSet({ store }, connectors[0]!, { api_key: VT_KEY });
   });
   after(async () => h?.close());
 

@@ -43,7 +43,9 @@ describe("panel widths in Chromium", { skip: skipUnlessCommands("chromium") }, (
     const stranger = await h.browser.newPage();
     for (const attempt of ["wrong-1", "wrong-2"]) await logIn(stranger, panel, LOCKED, attempt);
     await stranger.close();
-    await addCredentialSet(sdb, server.services.connectors[0]!, { api_key: "0123456789abcdef".repeat(4) });
+    await addCredentialSet(server.services, server.services.connectors[0]!, {
+      api_key: "0123456789abcdef".repeat(4),
+    });
     for (const value of ["example.org", "a-very-long-subdomain-name.of-some-example-domain.example.net"]) {
       const res = await server.api("/api/request/", {
         method: "POST",

@@ -34,7 +34,7 @@ describe("a request's page in Chromium", { skip: skipUnlessCommands("chromium") 
     page = h.page;
     page.on("dialog", (d) => dialogs.push(d.message()));
     const { store, connectors } = h.server.services;
-    await addCredentialSet(store.db, connectors[0]!, { api_key: VT_KEY });
+    await addCredentialSet({ store }, connectors[0]!, { api_key: VT_KEY });
     const done = await pollUntilDone(h.server, { super_type: "OBSERVABLE", type: "MD5", value: MD5 });
     assert.equal(done.status, 200);
   });

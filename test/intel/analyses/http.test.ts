@@ -255,7 +255,7 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
         assert.equal(sample?.type?.short_name, "SAMPLE", JSON.stringify(doc.entities));
         assert.equal(sample.attributes.file_name, "note.txt");
         assert.equal(stack.vt.calls.length, vtBefore, "still nothing after the unmarked ask");
-        const audit = await auditPage(stack.server.services.store.db, {
+        const audit = await auditPage(stack.server.services, {
           limit: 20,
           offset: 0,
           action: "analysis.enrich",

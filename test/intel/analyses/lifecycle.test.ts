@@ -150,7 +150,7 @@ describe("files analyses: lifecycle", () => {
         assert.equal(largeDone.file_kept, false, "over the size limit");
         const kept = await readdir(path.join(dataDir, "analyses"));
         assert.ok(kept.includes(small.id) && !kept.includes(large.id), kept.join(", "));
-        const audit = await auditPage(keeping.services.store.db, {
+        const audit = await auditPage(keeping.services, {
           limit: 50,
           offset: 0,
           action: "analysis.",

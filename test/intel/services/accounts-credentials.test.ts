@@ -65,72 +65,84 @@ describeOnEachDatabase("account and credential services", (db) => {
   });
 
   it("generates an admin's password only when none is given, and checks a given one", async () => {
-    const made = await createAccount(store.db, { username: "gen", admin: true });
+    const made = await createAccount({ store }, { username: "gen", admin: true });
     assert.ok(made.generatedPassword && made.generatedPassword.length >= 16);
     assert.ok(await checkPassword(store.db, "gen", made.generatedPassword));
-    const given = await createAccount(store.db, {
-      username: "given",
-      password: "long enough",
-      admin: true,
-    });
+    const given = await createAccount(
+      { store },
+      {
+        username: "given",
+        password: "long enough",
+        admin: true,
+      },
+    );
     assert.equal(given.generatedPassword, undefined);
     await assert.rejects(
-      createAccount(store.db, { username: "empty", password: "", admin: true }),
+      createAccount({ store }, { username: "empty", password: "", admin: true }),
       AccountError,
     );
   });
 
   it("gives regular users no password: none shown, none accepted, none reset", async () => {
-    const user = await createAccount(store.db, { username: "colander", admin: false });
+    const user = await createAccount({ store }, { username: "colander", admin: false });
     assert.equal(user.generatedPassword, undefined);
     await assert.rejects(
-      createAccount(store.db, { username: "typed", password: "long enough", admin: false }),
+      createAccount({ store }, { username: "typed", password: "long enough", admin: false }),
       /Regular users have no password: they use API keys/,
     );
-    await assert.rejects(resetPassword(store.db, user.user.id, "long enough"), /have no password/);
-    await assert.rejects(resetPassword(store.db, 99_999), /No user #99999/);
-    const { key } = await issueApiKey(store.db, { id: user.user.id });
+    await assert.rejects(resetPassword({ store }, user.user.id, "long enough"), /have no password/);
+    await assert.rejects(resetPassword({ store }, 99_999), /No user #99999/);
+    const { key } = await issueApiKey({ store }, { id: user.user.id });
     assert.equal((await authenticateKey(store.db, key))?.username, "colander");
   });
 
   it("refuses self-deactivation; deactivation and password resets end panel sessions", async () => {
-    const { user: admin } = await createAccount(store.db, {
-      username: "boss",
-      password: "password1",
-      admin: true,
-    });
-    await assert.rejects(setAccountActive(store.db, admin.id, admin.id, false), /cannot deactivate yourself/);
+    const { user: admin } = await createAccount(
+      { store },
+      {
+        username: "boss",
+        password: "password1",
+        admin: true,
+      },
+    );
+    await assert.rejects(
+      setAccountActive({ store }, admin.id, admin.id, false),
+      /cannot deactivate yourself/,
+    );
     const session = await openSession(store.db, admin.id, 60_000);
-    await resetPassword(store.db, admin.id, "password2");
+    await resetPassword({ store }, admin.id, "password2");
     assert.equal(await readSession(store.db, session.id), undefined);
     const again = await openSession(store.db, admin.id, 60_000);
-    const { user: other } = await createAccount(store.db, {
-      username: "other",
-      password: "password1",
-      admin: true,
-    });
-    await setAccountActive(store.db, other.id, admin.id, false);
+    const { user: other } = await createAccount(
+      { store },
+      {
+        username: "other",
+        password: "password1",
+        admin: true,
+      },
+    );
+    await setAccountActive({ store }, other.id, admin.id, false);
     assert.equal(await readSession(store.db, again.id), undefined);
   });
 
   it("issues keys by username or id, and names the user that does not exist", async () => {
-    const { key } = await issueApiKey(store.db, { username: "given" });
+    const { key } = await issueApiKey({ store }, { username: "given" });
     assert.equal((await authenticateKey(store.db, key))?.username, "given");
-    await assert.rejects(issueApiKey(store.db, { username: "nobody" }), /No user "nobody"/);
-    await assert.rejects(issueApiKey(store.db, { id: 99_999 }), /No user #99999/);
+    await assert.rejects(issueApiKey({ store }, { username: "nobody" }), /No user "nobody"/);
+    await assert.rejects(issueApiKey({ store }, { id: 99_999 }), /No user #99999/);
   });
 
   it("stores only valid sets, lists them masked, and counts a vendor as usable once it has one", async () => {
-    await assert.rejects(addCredentialSet(store.db, vt, { api_key: "" }), CredentialsError);
+    await assert.rejects(addCredentialSet({ store }, vt, { api_key: "" }), CredentialsError);
     assert.deepEqual(
-      (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
+      (await usableConnectors({ store }, [vt, hashlookup])).map((c) => c.id),
       ["hashlookup"],
     );
-    await addCredentialSet(store.db, vt, { api_key: "secret-key-123" });
-    const [set] = await listCredentialSets(store.db, "virustotal");
+    await addCredentialSet({ store }, vt, { api_key: "secret-key-123" });
+    const [set] = await listCredentialSets({ store }, "virustotal");
     assert.deepEqual(set?.masked, { api_key: "secr…" });
     assert.deepEqual(
-      (await usableConnectors(store.db, [vt, hashlookup])).map((c) => c.id),
+      (await usableConnectors({ store }, [vt, hashlookup])).map((c) => c.id),
       ["virustotal", "hashlookup"],
     );
   });
@@ -142,25 +154,25 @@ describeOnEachDatabase("account and credential services", (db) => {
         ...readIntelConfig({ INTEL_VENDOR_RETRIES: "0" }),
         vendorUrls: { virustotal: fake.url },
       };
-      const good = await addCredentialSet(store.db, vt, { api_key: VT_KEY });
-      const bad = await addCredentialSet(store.db, vt, { api_key: "refused-key" });
-      assert.equal((await testCredentialSet(store.db, vt, bad, config))?.ok, false);
-      assert.equal((await testCredentialSet(store.db, vt, good, config))?.ok, true);
-      assert.equal(await testCredentialSet(store.db, vt, 99_999, config), undefined);
-      const byId = new Map((await listCredentialSets(store.db, "virustotal")).map((s) => [s.id, s]));
+      const good = await addCredentialSet({ store }, vt, { api_key: VT_KEY });
+      const bad = await addCredentialSet({ store }, vt, { api_key: "refused-key" });
+      assert.equal((await testCredentialSet({ store }, vt, bad, config))?.ok, false);
+      assert.equal((await testCredentialSet({ store }, vt, good, config))?.ok, true);
+      assert.equal(await testCredentialSet({ store }, vt, 99_999, config), undefined);
+      const byId = new Map((await listCredentialSets({ store }, "virustotal")).map((s) => [s.id, s]));
       assert.equal(byId.get(bad)?.last_check?.ok, false);
       assert.match(byId.get(bad)?.last_check?.message ?? "", /invalid_credentials/);
       assert.ok(failedItsTest(byId.get(bad)!));
       assert.equal(byId.get(good)?.last_check?.ok, true);
 
-      const before = (await listCredentialSets(store.db)).length;
+      const before = (await listCredentialSets({ store })).length;
       await assert.rejects(tryCredentials(vt, { api_key: "" }, config), CredentialsError);
       assert.equal((await tryCredentials(vt, { api_key: VT_KEY }, config)).ok, true);
-      assert.equal((await listCredentialSets(store.db)).length, before, "a tried key is not stored");
+      assert.equal((await listCredentialSets({ store })).length, before, "a tried key is not stored");
 
-      await removeCredentialSet(store.db, bad);
-      const again = await addCredentialSet(store.db, vt, { api_key: "another" });
-      const fresh = (await listCredentialSets(store.db, "virustotal")).find((s) => s.id === again);
+      await removeCredentialSet({ store }, bad);
+      const again = await addCredentialSet({ store }, vt, { api_key: "another" });
+      const fresh = (await listCredentialSets({ store }, "virustotal")).find((s) => s.id === again);
       assert.equal(fresh?.last_check, null, "a removed set's test does not stick to a new one");
     } finally {
       await fake.close();

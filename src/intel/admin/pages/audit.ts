@@ -35,19 +35,21 @@ export function audit(
   target: string,
   detail = "",
 ): Promise<void> {
-  return recordAudit(deps.services.store.db, signedIn(req).user.username, action, target, detail);
+  return recordAudit(deps.services, signedIn(req).user.username, action, target, detail);
 }
 
 export function registerAudit(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
-
   admin.get<{ Querystring: { action?: string; page?: number } }>(
     "/audit",
     { schema: { querystring: Query } },
     async (req, reply) => {
       const action = req.query.action || undefined;
       const n = req.query.page ?? 1;
-      const { entries, total } = await auditPage(db, { limit: PAGE + 1, offset: (n - 1) * PAGE, action });
+      const { entries, total } = await auditPage(deps.services, {
+        limit: PAGE + 1,
+        offset: (n - 1) * PAGE,
+        action,
+      });
       const more = entries.length > PAGE;
       const q = (extra: Record<string, string>) =>
         new URLSearchParams({ ...(action ? { action } : {}), ...extra }).toString();
@@ -78,7 +80,7 @@ ${entries.slice(0, PAGE).map((e) => html`<tr><td>${when(e.at)}</td><td>${e.actor
     "/audit/export",
     { schema: { querystring: ExportQuery } },
     async (req, reply) => {
-      const { entries } = await auditPage(db, {
+      const { entries } = await auditPage(deps.services, {
         limit: req.query.limit ?? 10_000,
         offset: 0,
         action: req.query.action || undefined,

@@ -49,7 +49,7 @@ async function sendCredentialsPage(
 ): Promise<FastifyReply> {
   const { csrf } = signedIn(req);
   const { connectors } = deps.services;
-  const all = await listCredentialSets(deps.services.store.db);
+  const all = await listCredentialSets(deps.services);
   const cards = connectors.map((c) =>
     vendorCard(c, {
       sets: all.filter((set) => set.vendor === c.id),
@@ -69,8 +69,6 @@ async function sendCredentialsPage(
 
 /** The cards, and adding and removing sets. */
 function registerCredentialSets(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
-
   admin.get("/credentials", async (req, reply) => sendCredentialsPage(req, reply, deps));
 
   admin.post<{ Params: { vendor: string } }>(
@@ -82,7 +80,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
         return redirectWithFlash(reply, deps, "/credentials", { kind: "error", text: "Unknown vendor." });
       let id: number;
       try {
-        id = await addCredentialSet(db, c, formFields(c, req.body));
+        id = await addCredentialSet(deps.services, c, formFields(c, req.body));
         await audit(req, deps, "credentials.add", c.id, `set #${id}`);
       } catch (err) {
         if (!(err instanceof CredentialsError)) throw err;
@@ -103,7 +101,7 @@ function registerCredentialSets(admin: App, deps: AdminDeps): void {
     { schema: { params: SetParams } },
     async (req, reply) => {
       // The set names its vendor: the URL's is only a label, and may say anything.
-      const vendor = await removeCredentialSet(db, req.params.id);
+      const vendor = await removeCredentialSet(deps.services, req.params.id);
       if (vendor === undefined)
         return redirectWithFlash(reply, deps, "/credentials", {
           kind: "error",
@@ -128,7 +126,6 @@ const asFlash = (outcome: { ok: boolean; text: string }): Flash => ({
 
 /** The Test buttons of saved sets (the outcome is kept as the set's last test) and of keyless vendors. */
 function registerCredentialTests(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
   const { config } = deps.services;
 
   admin.post<{ Params: { vendor: string; id: number } }>(
@@ -136,7 +133,7 @@ function registerCredentialTests(admin: App, deps: AdminDeps): void {
     { schema: { params: SetParams } },
     async (req, reply) => {
       const c = enabledConnector(deps.services, req.params.vendor);
-      const outcome = c && (await testCredentialSet(db, c, req.params.id, config));
+      const outcome = c && (await testCredentialSet(deps.services, c, req.params.id, config));
       if (!c || !outcome)
         return redirectWithFlash(reply, deps, "/credentials", {
           kind: "error",

@@ -29,8 +29,6 @@ const Query = Type.Object({
 const ALL_TYPES = [...new Set(SUPER_TYPES.flatMap((st) => st.types.map((t) => t.shortName)))].sort();
 
 export function registerEntities(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
-
   admin.get<{ Querystring: { q?: string; type?: string; sort?: EntityOrder | ""; page?: number } }>(
     "/entities",
     { schema: { querystring: Query } },
@@ -39,7 +37,7 @@ export function registerEntities(admin: App, deps: AdminDeps): void {
       const type = req.query.type || undefined;
       const sort = req.query.sort || "updated";
       const { n, size, limit, offset } = pageWindow(req.query.page);
-      const found = await searchEntities(db, { text, type, sort, limit, offset });
+      const found = await searchEntities(deps.services, { text, type, sort, limit, offset });
       const rows = found.slice(0, size);
       const body = html`
 <form method="get" class="row filters">
@@ -64,7 +62,7 @@ ${pager({ q: text, type, sort }, n, found.length > size)}`;
     "/entities/:id",
     { schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
     async (req, reply) => {
-      const detail = await entityDetail(db, req.params.id);
+      const detail = await entityDetail(deps.services, req.params.id);
       if (!detail)
         return redirectWithFlash(reply, deps, "/entities", { kind: "error", text: "No such entity." });
       const { entity: e, links, events } = detail;
@@ -107,12 +105,11 @@ function markingForm(deps: AdminDeps, e: { id: string; tlp: string; pap: string 
 
 /** `POST /entities/:id/marking`: sets the entity's TLP and PAP (lower or higher), audited. */
 function registerMarking(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
   admin.post<{ Params: { id: string } }>(
     "/entities/:id/marking",
     { schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
     async (req, reply) => {
-      const detail = await entityDetail(db, req.params.id);
+      const detail = await entityDetail(deps.services, req.params.id);
       if (!detail)
         return redirectWithFlash(reply, deps, "/entities", { kind: "error", text: "No such entity." });
       const e = detail.entity;
@@ -123,7 +120,12 @@ function registerMarking(admin: App, deps: AdminDeps): void {
           pap: markingLevel("PAP", field(req.body, "pap")),
         };
         const subject = { superType: e.super_type, type: e.type, value: e.name };
-        const { after } = await setSubjectMarking(db, signedIn(req).user.username, subject, levels);
+        const { after } = await setSubjectMarking(
+          deps.services,
+          signedIn(req).user.username,
+          subject,
+          levels,
+        );
         return redirectWithFlash(reply, deps, back, {
           kind: "ok",
           text: `${e.name} is now TLP:${after.tlp} / PAP:${after.pap}.`,

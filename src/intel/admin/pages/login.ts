@@ -39,7 +39,7 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
     }
     const session =
       username && typeof password === "string"
-        ? await signIn(deps.services.store.db, username, password, deps.sessionTtlMs)
+        ? await signIn(deps.services, username, password, deps.sessionTtlMs)
         : undefined;
     if (!session) {
       return loginPage(req, reply, deps, next, 401, username, {
@@ -62,7 +62,7 @@ export function registerLogin(admin: App, deps: AdminDeps): void {
   });
 
   admin.post("/logout", async (req, reply) => {
-    await signOut(deps.services.store.db, signedIn(req).id);
+    await signOut(deps.services, signedIn(req).id);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });
     return reply.redirect(`${deps.prefix}/login`, 303);
   });

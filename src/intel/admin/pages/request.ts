@@ -22,7 +22,7 @@ export function registerRequestPage(admin: App, deps: AdminDeps): void {
     "/requests/:id",
     { schema: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) } },
     async (req, reply) => {
-      const found = await requestWithRawAnswers(deps.services.store.db, req.params.id);
+      const found = await requestWithRawAnswers(deps.services, req.params.id);
       if (!found)
         return redirectWithFlash(reply, deps, "/requests", { kind: "error", text: "No such request." });
       const { request: r, raw } = found;

@@ -49,7 +49,7 @@ export function registerRequests(admin: App, deps: AdminDeps): void {
       const text = req.query.q?.trim() ?? "";
       const sort = req.query.sort || "newest";
       const { n, size, limit, offset } = pageWindow(req.query.page, req.query.limit ?? PAGE_SIZE);
-      const found = await recentRequests(deps.services.store.db, { status, text, sort, limit, offset });
+      const found = await recentRequests(deps.services, { status, text, sort, limit, offset });
       const rows = found.slice(0, size);
       const kept = { status, q: text, sort, limit: req.query.limit ? String(req.query.limit) : undefined };
       const body = html`

@@ -40,7 +40,7 @@ ${services.connectors.map((c) => {
 })}
 </tbody></table>
 ${localDataSection(services.connectors)}
-${feedsSection(await feedCopies(services.store), services.config.feedsRefreshMinutes)}
+${feedsSection(await feedCopies(services), services.config.feedsRefreshMinutes)}
 <p class="muted">Database: ${services.store.dialect} · Admin sessions last ${services.config.adminSessionHours} h.</p>`;
     return sendPage(req, reply, deps, { title: "Status", active: "status", body });
   });

@@ -42,8 +42,6 @@ export function registerUsers(admin: App, deps: AdminDeps): void {
 
 /** The list of users and the form that creates one. */
 function registerUserList(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
-
   admin.get<{ Querystring: { q?: string; sort?: UserOrder | ""; page?: number } }>(
     "/users",
     { schema: { querystring: UsersQuery } },
@@ -52,7 +50,7 @@ function registerUserList(admin: App, deps: AdminDeps): void {
       const q = req.query.q?.trim() ?? "";
       const sort = req.query.sort || "name";
       const { n, size, limit, offset } = pageWindow(req.query.page);
-      const found = await accounts.list(db, { text: q, sort, limit, offset });
+      const found = await accounts.list(deps.services, { text: q, sort, limit, offset });
       const users = found.slice(0, size);
       const rows = users.map(
         (u) => html`<tr class="${u.is_active ? "" : "inactive"}">
@@ -91,7 +89,7 @@ ${pager({ q, sort }, n, found.length > size)}
 
   admin.post("/users", async (req, reply) => {
     try {
-      const { user: u, generatedPassword } = await createAccount(db, {
+      const { user: u, generatedPassword } = await createAccount(deps.services, {
         username: field(req.body, "username"),
         password: givenPassword(req.body),
         admin: field(req.body, "is_admin") === "1",
@@ -115,7 +113,6 @@ ${pager({ q, sort }, n, found.length > size)}
 
 /** Deactivate and reactivate. */
 function registerUserState(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
   for (const [action, active] of [
     ["deactivate", false],
     ["reactivate", true],
@@ -127,7 +124,7 @@ function registerUserState(admin: App, deps: AdminDeps): void {
         const user = await userOr404(req, reply, deps);
         if (!user) return reply;
         try {
-          await setAccountActive(db, signedIn(req).user.id, user.id, active);
+          await setAccountActive(deps.services, signedIn(req).user.id, user.id, active);
           await audit(req, deps, active ? "user.reactivate" : "user.deactivate", user.username);
         } catch (err) {
           if (err instanceof AccountError)
@@ -171,8 +168,6 @@ function registerUnlock(admin: App, deps: AdminDeps): void {
 
 /** One user: their keys and the password form. */
 function registerUserPage(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
-
   admin.get<{ Params: { id: number } }>(
     "/users/:id",
     { schema: { params: UserParams } },
@@ -180,7 +175,7 @@ function registerUserPage(admin: App, deps: AdminDeps): void {
       const user = await userOr404(req, reply, deps);
       if (!user) return reply;
       const { csrf } = signedIn(req);
-      const tokens = await accounts.keys(db, user.id);
+      const tokens = await accounts.keys(deps.services, user.id);
       const base = `${deps.prefix}/users/${user.id}`;
       const rows = tokens.map(
         (t) => html`<tr class="${t.revoked ? "inactive" : ""}">
@@ -204,15 +199,13 @@ ${user.is_admin ? passwordForm(base, csrf) : html`<h2>Password</h2><p class="mut
 
 /** Generate and revoke API keys. */
 function registerUserKeys(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
-
   admin.post<{ Params: { id: number } }>(
     "/users/:id/tokens",
     { schema: { params: UserParams } },
     async (req, reply) => {
       const user = await userOr404(req, reply, deps);
       if (!user) return reply;
-      const { key, prefix } = await issueApiKey(db, { id: user.id });
+      const { key, prefix } = await issueApiKey(deps.services, { id: user.id });
       await audit(req, deps, "key.create", user.username, `key ${prefix}…`);
       // Shown in this answer only: the database keeps its hash.
       const body = html`
@@ -231,8 +224,8 @@ function registerUserKeys(admin: App, deps: AdminDeps): void {
     { schema: { params: TokenParams } },
     async (req, reply) => {
       const back = `/users/${req.params.id}`;
-      const ok = await accounts.revokeKey(db, req.params.id, req.params.token);
-      const owner = ok ? await accounts.get(db, req.params.id) : undefined;
+      const ok = await accounts.revokeKey(deps.services, req.params.id, req.params.token);
+      const owner = ok ? await accounts.get(deps.services, req.params.id) : undefined;
       if (ok)
         await audit(
           req,
@@ -253,8 +246,6 @@ function registerUserKeys(admin: App, deps: AdminDeps): void {
 
 /** Set or generate a new password. */
 function registerPasswordReset(admin: App, deps: AdminDeps): void {
-  const { db } = deps.services.store;
-
   admin.post<{ Params: { id: number } }>(
     "/users/:id/password",
     { schema: { params: UserParams } },
@@ -263,7 +254,7 @@ function registerPasswordReset(admin: App, deps: AdminDeps): void {
       if (!user) return reply;
       let generatedPassword: string | undefined;
       try {
-        ({ generatedPassword } = await resetPassword(db, user.id, givenPassword(req.body)));
+        ({ generatedPassword } = await resetPassword(deps.services, user.id, givenPassword(req.body)));
         await audit(req, deps, "user.password", user.username, generatedPassword ? "generated" : "set");
       } catch (err) {
         if (err instanceof AccountError)
@@ -290,7 +281,7 @@ async function userOr404(
   reply: FastifyReply,
   deps: AdminDeps,
 ): Promise<UserRow | undefined> {
-  const user = await accounts.get(deps.services.store.db, req.params.id);
+  const user = await accounts.get(deps.services, req.params.id);
   if (!user) {
     await redirectWithFlash(reply, deps, "/users", { kind: "error", text: `No user #${req.params.id}.` });
     return undefined;
