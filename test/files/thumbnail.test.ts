@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
+import { THUMBNAIL_INPUTS, type ThumbnailInput } from "../../src/files/converters/thumbnail-inputs.ts";
 import {
   postFile,
   startFilesServer,
@@ -118,20 +119,30 @@ describe("POST /converter/thumbnail", () => {
 
   it("reads every supported input format", async () => {
     const base = () => solid(64, 48, BLUE, 4);
-    const inputs: Record<string, Buffer> = {
-      jpeg: await base().jpeg().toBuffer(),
-      png8: await base().png().toBuffer(),
-      png16: await base().toColourspace("rgb16").png().toBuffer(),
-      palette: await base().png({ palette: true }).toBuffer(),
-      gif: await base().gif().toBuffer(),
-      webp: await base().webp().toBuffer(),
-      tiff: await base().tiff().toBuffer(),
-      avif: await base().avif().toBuffer(),
-      svg: Buffer.from(
-        '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="48"><rect width="64" height="48" fill="blue"/></svg>',
-      ),
+    // One entry per row of THUMBNAIL_INPUTS (a row without samples does not type-check).
+    const inputs: Record<ThumbnailInput, Record<string, Buffer>> = {
+      JPEG: { jpeg: await base().jpeg().toBuffer() },
+      PNG: {
+        png8: await base().png().toBuffer(),
+        png16: await base().toColourspace("rgb16").png().toBuffer(),
+        palette: await base().png({ palette: true }).toBuffer(),
+      },
+      GIF: { gif: await base().gif().toBuffer() },
+      WebP: { webp: await base().webp().toBuffer() },
+      TIFF: { tiff: await base().tiff().toBuffer() },
+      "AVIF/HEIF": { avif: await base().avif().toBuffer() },
+      SVG: {
+        svg: Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="48"><rect width="64" height="48" fill="blue"/></svg>',
+        ),
+      },
+      BMP: { bmp: bmp24(64, 48, [0, 0, 255]) },
     };
-    for (const [name, bytes] of Object.entries(inputs)) {
+    assert.deepEqual(
+      Object.keys(inputs),
+      THUMBNAIL_INPUTS.map((f) => f.name),
+    );
+    for (const [name, bytes] of Object.values(inputs).flatMap((samples) => Object.entries(samples))) {
       const png = await okPng(await thumb(bytes, "width=32&height=32&strategy=contain", `x.${name}`));
       const size = await sizeOf(png);
       assert.deepEqual([size.width, size.height], [32, 24], name);

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import sharp from "sharp";
 import { request } from "undici";
+import type { ThumbnailInput } from "../../src/files/converters/thumbnail-inputs.ts";
 import { buildApk } from "./apk.ts";
 import { bmp24, pngBombHeader } from "./images.ts";
 import { buildMsg } from "./msg.ts";
@@ -42,17 +43,21 @@ const RULES = 'rule r { strings: $a = "MZ" condition: $a }';
 /** Valid files to damage: every image format the thumbnailer reads, and a few document shapes. */
 export async function seedFiles(): Promise<Buffer[]> {
   const img = () => sharp({ create: { width: 37, height: 23, channels: 4, background: "#36c8" } });
-  return [
-    await img().png().toBuffer(),
-    await img().jpeg().toBuffer(),
-    await img().gif().toBuffer(),
-    await img().webp().toBuffer(),
-    await img().tiff().toBuffer(),
-    await img().avif().toBuffer(),
-    bmp24(17, 9, [10, 200, 30]),
-    Buffer.from(
+  // One seed per thumbnail input format (a row of THUMBNAIL_INPUTS without one does not type-check).
+  const images: Record<ThumbnailInput, Buffer> = {
+    PNG: await img().png().toBuffer(),
+    JPEG: await img().jpeg().toBuffer(),
+    GIF: await img().gif().toBuffer(),
+    WebP: await img().webp().toBuffer(),
+    TIFF: await img().tiff().toBuffer(),
+    "AVIF/HEIF": await img().avif().toBuffer(),
+    BMP: bmp24(17, 9, [10, 200, 30]),
+    SVG: Buffer.from(
       '<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><circle r="4" cx="4" cy="4"/></svg>',
     ),
+  };
+  return [
+    ...Object.values(images),
     Buffer.from(
       "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n",
     ),

@@ -14,6 +14,7 @@ import { badRequest, HttpError } from "../../common/errors.ts";
 import { decodeBmp, readBmpHeader, rleRefusal } from "./bmp.ts";
 import { containSize, outputSize, padOffsets, type Size, STRATEGIES, type Strategy } from "./geometry.ts";
 import { checkDimensions, type ThumbnailLimits, thumbnailTimeout } from "./limits.ts";
+import { THUMBNAIL_INPUT_LIST } from "./thumbnail-inputs.ts";
 
 export type { ThumbnailLimits } from "./limits.ts";
 
@@ -267,7 +268,7 @@ function classifySharpError(err: unknown, timeoutMs = 0): HttpError {
   if (/unsupported image format|bad seek|heif: Unsupported|Input Buffer is empty/i.test(message)) {
     return badRequest(
       "unsupported_image",
-      "The file is not an image in a supported format (JPEG, PNG, GIF, WebP, TIFF, AVIF/HEIF, SVG, BMP).",
+      `The file is not an image in a supported format (${THUMBNAIL_INPUT_LIST}).`,
     );
   }
   if (/exceeds pixel limit/i.test(message)) {
