@@ -28,6 +28,10 @@ describe("thumbnail input formats", () => {
   it("reads the README's list as written (the check can fail)", () => {
     assert.deepEqual(listedInputs("a PNG thumbnail (strategies: pad; reads JPEG, PNG)"), ["JPEG", "PNG"]);
     assert.deepEqual(listedInputs("a thumbnail of anything"), []);
-    assert.deepEqual(listedInputs("a PNG thumbnail (pad)\nit reads (JPEG)"), [], "on the thumbnail's line only");
+    assert.deepEqual(
+      listedInputs("a PNG thumbnail (pad)\nit reads (JPEG)"),
+      [],
+      "on the thumbnail's line only",
+    );
   });
 });
