@@ -2,11 +2,9 @@
  * The intel benchmarks' stored subject: a root domain with 50 neighbour addresses (relations) and
  * 20 events, looked up successfully, and an API key to ask about it (`bench intel`, `instructions.ts`).
  */
-import { subjectKey } from "../../src/intel/domain/requests.ts";
-import { createToken, createUser } from "../../src/intel/store/accounts.ts";
 import { openStore } from "../../src/intel/store/db.ts";
 import { saveFragment } from "../../src/intel/store/graph.ts";
-import { newId, nowIso } from "../../src/intel/store/time.ts";
+import { benchApiKey, succeededLookup } from "../lib/large-result.ts";
 
 export const ROOT = { superType: "OBSERVABLE", type: "DOMAIN", name: "bench.example.org" };
 
@@ -36,37 +34,8 @@ export async function seed(url: string): Promise<string> {
       },
       "bench",
     );
-    const requestId = newId();
-    const key = subjectKey({ superType: ROOT.superType, type: ROOT.type, value: ROOT.name });
-    await store.db
-      .insertInto("requests")
-      .values({
-        id: requestId,
-        super_type: ROOT.superType,
-        type: ROOT.type,
-        value: ROOT.name,
-        subject_key: key,
-        force: 0,
-        status: "SUCCEEDED",
-        vendors: "{}",
-        error: null,
-        created_at: nowIso(),
-        started_at: nowIso(),
-        finished_at: nowIso(),
-      })
-      .execute();
-    await store.db
-      .insertInto("lookups")
-      .values({
-        subject_key: key,
-        root_entity: rootId,
-        request_id: requestId,
-        status: "SUCCEEDED",
-        finished_at: nowIso(),
-      })
-      .execute();
-    const user = await createUser(store.db, "bench", "bench-password", false);
-    return (await createToken(store.db, user.id)).key;
+    await succeededLookup(store, ROOT, rootId);
+    return await benchApiKey(store);
   } finally {
     await store.close();
   }

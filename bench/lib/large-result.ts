@@ -1,6 +1,7 @@
 /**
  * A large stored result for the benchmarks: one root with thousands of related entities, written
- * hundreds of rows per statement, and the SUCCEEDED request and lookup that make it exportable.
+ * hundreds of rows per statement, and the SUCCEEDED request and lookup that make it exportable
+ * (`succeededLookup` and `benchApiKey` also serve bench/intel/seed.ts).
  */
 import { subjectKey } from "../../src/intel/domain/requests.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";
@@ -43,12 +44,26 @@ export async function seedLargeResult(
     created_at: now,
   }));
   for (const slice of chunked(relations, 500)) await store.db.insertInto("relations").values(slice).execute();
+  const requestId = await succeededLookup(store, ROOT, rootId);
+  return { key: await benchApiKey(store), requestId };
+}
+
+/**
+ * A SUCCEEDED request about `root` and the lookup that points its subject at `rootId`: what makes a
+ * stored graph answerable and exportable. The request's id.
+ */
+export async function succeededLookup(
+  store: Store,
+  root: { superType: string; type: string; name: string },
+  rootId: string,
+): Promise<string> {
+  const now = nowIso();
   const requestId = newId();
-  const key = subjectKey({ superType: ROOT.superType, type: ROOT.type, value: ROOT.name });
+  const key = subjectKey({ superType: root.superType, type: root.type, value: root.name });
   await store.db
     .insertInto("requests")
     .values({
-      ...{ id: requestId, super_type: ROOT.superType, type: ROOT.type, value: ROOT.name },
+      ...{ id: requestId, super_type: root.superType, type: root.type, value: root.name },
       ...{ subject_key: key, force: 0, status: "SUCCEEDED", vendors: "{}", error: null },
       ...{ created_at: now, started_at: now, finished_at: now },
     })
@@ -63,6 +78,11 @@ export async function seedLargeResult(
       finished_at: now,
     })
     .execute();
+  return requestId;
+}
+
+/** A regular user "bench" and an API key for it. */
+export async function benchApiKey(store: Store): Promise<string> {
   const user = await createUser(store.db, "bench", "bench-password", false);
-  return { key: (await createToken(store.db, user.id)).key, requestId };
+  return (await createToken(store.db, user.id)).key;
 }
