@@ -5,15 +5,14 @@
  * `result_too_large`, `timeout`), leaves no file behind, and the same intel server goes on.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
-import { describeOnEachDatabase } from "../../helpers/databases.ts";
+import { before, it } from "node:test";
 import type { TestIntelServer } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { serveOnLoopback } from "../../helpers/loopback.ts";
+import { describeAnalyses } from "./fixtures.ts";
 
 /** What the fake files service does with an upload whose name is the key. */
 const BEHAVIOURS: Record<string, (res: http.ServerResponse) => void> = {
@@ -49,70 +48,51 @@ function startFaultyFiles() {
   return serveOnLoopback(server);
 }
 
-describe("files analyses: a files service that misbehaves", () => {
-  let files: Awaited<ReturnType<typeof startFaultyFiles>>;
-  before(async () => {
-    files = await startFaultyFiles();
-  });
-  after(async () => {
-    await files?.close();
-  });
-
-  describeOnEachDatabase(
-    (kind) => `on ${kind}`,
-    (db) => {
-      const { kind } = db;
-      let server: TestIntelServer;
-      let dataDir: string;
-      before(async () => {
-        dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-faults-"));
-        server = await db.startIntelServer({
-          env: {
-            INTEL_CONNECTORS: "",
-            DATA_DIR: dataDir,
-            FILES_URL: files.url,
-            INTEL_ANALYSIS_RESULT_MAX_BYTES: "1024",
-            INTEL_ANALYSIS_TIMEOUT_MS: "1000",
-          },
-        });
+describeAnalyses(
+  "files analyses: a files service that misbehaves",
+  { folder: "faults" },
+  startFaultyFiles,
+  ({ kind, folder, files }) => {
+    let server: TestIntelServer;
+    before(async () => {
+      server = await folder.startServer({
+        FILES_URL: files().url,
+        INTEL_ANALYSIS_RESULT_MAX_BYTES: "1024",
+        INTEL_ANALYSIS_TIMEOUT_MS: "1000",
       });
-      after(async () => {
-        await server?.close();
-        await rm(dataDir, { recursive: true, force: true });
-      });
+    });
 
-      const failed = async (name: string): Promise<Json> => {
-        const body = new FormData();
-        body.append("file", new Blob([`${kind} ${name}`]), name);
-        const res = await fetch(`${server.url}/api/analyses/`, {
-          method: "POST",
-          headers: { authorization: `Token ${server.key}` },
-          body,
-        });
-        const created = await json(res);
-        assert.equal(res.status, 202, JSON.stringify(created));
-        for (const deadline = Date.now() + 60_000; ; ) {
-          const got = await json(await server.api(`/api/analyses/${created.id}/`));
-          if (got.status !== "pending" || Date.now() > deadline) return got;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+    const failed = async (name: string): Promise<Json> => {
+      const body = new FormData();
+      body.append("file", new Blob([`${kind} ${name}`]), name);
+      const res = await fetch(`${server.url}/api/analyses/`, {
+        method: "POST",
+        headers: { authorization: `Token ${server.key}` },
+        body,
+      });
+      const created = await json(res);
+      assert.equal(res.status, 202, JSON.stringify(created));
+      for (const deadline = Date.now() + 60_000; ; ) {
+        const got = await json(await server.api(`/api/analyses/${created.id}/`));
+        if (got.status !== "pending" || Date.now() > deadline) return got;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+
+    it("ends each analysis failed with its reason, and keeps no file", async () => {
+      const expected: Record<string, string> = {
+        "refused.bin": "files_service_refused",
+        "garbage.bin": "bad_answer",
+        "huge.bin": "result_too_large",
+        "silent.bin": "timeout",
       };
-
-      it("ends each analysis failed with its reason, and keeps no file", async () => {
-        const expected: Record<string, string> = {
-          "refused.bin": "files_service_refused",
-          "garbage.bin": "bad_answer",
-          "huge.bin": "result_too_large",
-          "silent.bin": "timeout",
-        };
-        for (const [name, code] of Object.entries(expected)) {
-          const got = await failed(name);
-          assert.deepEqual([got.status, got.error?.code, got.result], ["failed", code, null], name);
-        }
-        assert.match((await failed("refused.bin")).error.detail, /larger than the limit/);
-        assert.deepEqual(await readdir(path.join(dataDir, "analyses")), []);
-        assert.equal((await server.api("/api/analyses/")).status, 200, "the server goes on");
-      });
-    },
-  );
-});
+      for (const [name, code] of Object.entries(expected)) {
+        const got = await failed(name);
+        assert.deepEqual([got.status, got.error?.code, got.result], ["failed", code, null], name);
+      }
+      assert.match((await failed("refused.bin")).error.detail, /larger than the limit/);
+      assert.deepEqual(await readdir(path.join(folder.dataDir, "analyses")), []);
+      assert.equal((await server.api("/api/analyses/")).status, 200, "the server goes on");
+    });
+  },
+);

@@ -6,18 +6,17 @@
  * until its age is up; uploads and enrichments are in the audit log.
  */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { it } from "node:test";
 import { auditPage } from "../../../src/intel/services/audit.ts";
 import { createUser } from "../../../src/intel/store/accounts.ts";
 import { getAnalysis, insertAnalysis } from "../../../src/intel/store/analyses.ts";
 import type { AnalysesTable } from "../../../src/intel/store/analysis-schema.ts";
-import { describeOnEachDatabase } from "../../helpers/databases.ts";
 import type { TestIntelServer } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
-import { type RealProcess, startFilesProcess } from "../../helpers/real-process.ts";
+import { startFilesProcess } from "../../helpers/real-process.ts";
+import { analysisRow, describeAnalyses } from "./fixtures.ts";
 
 function form(text: string, name: string): FormData {
   const body = new FormData();
@@ -35,36 +34,12 @@ async function finished(server: TestIntelServer, id: string): Promise<Json> {
 }
 
 /** A pending analysis whose runner's lease ran out: what a process that stopped mid-analysis leaves. */
-function pendingRow(
-  id: string,
-  userId: number,
-  filePath: string,
-  over: Partial<AnalysesTable> = {},
-): AnalysesTable {
-  return {
-    id,
-    user_id: userId,
-    name: `${id}.txt`,
-    sha256: "0".repeat(64),
-    sha1: "0".repeat(40),
-    md5: "0".repeat(32),
-    size: 5,
-    rules_key: "0".repeat(64),
-    status: "pending",
-    error: null,
-    tlp: "RED",
-    pap: "RED",
-    verdict: null,
-    result: null,
-    cached_from: null,
-    shared: 0,
-    created_at: new Date().toISOString(),
-    finished_at: null,
+const pendingRow = (id: string, userId: number, filePath: string, over: Partial<AnalysesTable> = {}) =>
+  analysisRow(id, userId, {
     lease_until: new Date(Date.now() - 1000).toISOString(),
     file_path: filePath,
     ...over,
-  };
-}
+  });
 
 const upload = (server: TestIntelServer, text: string, name: string) =>
   fetch(`${server.url}/api/analyses/`, {
@@ -73,114 +48,93 @@ const upload = (server: TestIntelServer, text: string, name: string) =>
     body: form(text, name),
   });
 
-describe("files analyses: lifecycle", () => {
-  let files: RealProcess;
-  before(async () => {
-    files = await startFilesProcess();
-  });
-  after(async () => {
-    await files?.close();
-  });
+describeAnalyses(
+  "files analyses: lifecycle",
+  { folder: "life" },
+  () => startFilesProcess(),
+  ({ kind, folder, files }) => {
+    const start = (env: Record<string, string>) => folder.startServer({ FILES_URL: files().url, ...env });
 
-  describeOnEachDatabase(
-    (kind) => `on ${kind}`,
-    (db) => {
-      const { kind } = db;
-      let dataDir: string;
-      const servers: TestIntelServer[] = [];
-      const start = async (env: Record<string, string>) => {
-        const server = await db.startIntelServer({
-          env: { INTEL_CONNECTORS: "", DATA_DIR: dataDir, FILES_URL: files.url, ...env },
-        });
-        servers.push(server);
-        return server;
-      };
-      before(async () => {
-        dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-life-"));
-      });
-      after(async () => {
-        for (const s of servers) await s.close();
-        await rm(dataDir, { recursive: true, force: true });
-      });
+    it("answers 503 with how to set FILES_URL when no files service is configured or answering", async () => {
+      const none = await start({ FILES_URL: "none" });
+      const res = await upload(none, "x", "x.txt");
+      const body = await json(res);
+      assert.deepEqual([res.status, body.code], [503, "files_service_not_configured"]);
+      assert.match(body.detail, /FILES_URL/);
+      const away = await start({ FILES_URL: "http://127.0.0.1:9" });
+      const res2 = await upload(away, "x", "x.txt");
+      const body2 = await json(res2);
+      assert.deepEqual([res2.status, body2.code], [503, "files_service_unavailable"]);
+      assert.match(body2.detail, /http:\/\/127\.0\.0\.1:9.*FILES_URL/s);
+    });
 
-      it("answers 503 with how to set FILES_URL when no files service is configured or answering", async () => {
-        const none = await start({ FILES_URL: "none" });
-        const res = await upload(none, "x", "x.txt");
-        const body = await json(res);
-        assert.deepEqual([res.status, body.code], [503, "files_service_not_configured"]);
-        assert.match(body.detail, /FILES_URL/);
-        const away = await start({ FILES_URL: "http://127.0.0.1:9" });
-        const res2 = await upload(away, "x", "x.txt");
-        const body2 = await json(res2);
-        assert.deepEqual([res2.status, body2.code], [503, "files_service_unavailable"]);
-        assert.match(body2.detail, /http:\/\/127\.0\.0\.1:9.*FILES_URL/s);
-      });
+    it("runs again an analysis left pending by a stopped process when its file is here, and fails it when not", async () => {
+      // What a process that died mid-analysis leaves: pending rows whose lease ran out.
+      const dir = path.join(folder.dataDir, "analyses");
+      await mkdir(dir, { recursive: true });
+      const next = await start({});
+      const user = await createUser(next.services.store.db, `runner${kind}`, "runner-password", false);
+      await writeFile(path.join(dir, `here-${kind}`), "hello");
+      const row = (id: string) => pendingRow(id, user.id, path.join(dir, id));
+      await insertAnalysis(next.services.store.db, row(`here-${kind}`));
+      await insertAnalysis(next.services.store.db, row(`gone-${kind}`));
+      // A process started after them sweeps at start; this one sweeps every minute: start another.
+      const third = await start({});
+      const here = await finished(third, `here-${kind}`);
+      const gone = await finished(third, `gone-${kind}`);
+      assert.equal(here.status, "done", JSON.stringify(here.error));
+      assert.equal(here.result.processors.extractor.success, true);
+      assert.deepEqual([gone.status, gone.error?.code], ["failed", "interrupted"]);
+      assert.deepEqual(
+        (await readdir(dir)).filter((f) => f.includes(kind)),
+        [],
+        "nothing left on disk",
+      );
+    });
 
-      it("runs again an analysis left pending by a stopped process when its file is here, and fails it when not", async () => {
-        // What a process that died mid-analysis leaves: pending rows whose lease ran out.
-        const dir = path.join(dataDir, "analyses");
-        await mkdir(dir, { recursive: true });
-        const next = await start({});
-        const user = await createUser(next.services.store.db, `runner${kind}`, "runner-password", false);
-        await writeFile(path.join(dir, `here-${kind}`), "hello");
-        const row = (id: string) => pendingRow(id, user.id, path.join(dir, id));
-        await insertAnalysis(next.services.store.db, row(`here-${kind}`));
-        await insertAnalysis(next.services.store.db, row(`gone-${kind}`));
-        // A process started after them sweeps at start; this one sweeps every minute: start another.
-        const third = await start({});
-        const here = await finished(third, `here-${kind}`);
-        const gone = await finished(third, `gone-${kind}`);
-        assert.equal(here.status, "done", JSON.stringify(here.error));
-        assert.equal(here.result.processors.extractor.success, true);
-        assert.deepEqual([gone.status, gone.error?.code], ["failed", "interrupted"]);
-        assert.deepEqual(
-          (await readdir(dir)).filter((f) => f.includes(kind)),
-          [],
-          "nothing left on disk",
-        );
+    it("keeps the file under DATA_DIR when told to, and writes uploads to the audit log", async () => {
+      const keeping = await start({ INTEL_ANALYSIS_KEEP_FILES: "1", INTEL_ANALYSIS_KEEP_MAX_BYTES: "100" });
+      const small = await json(await upload(keeping, `keep me ${kind}`, "small.txt"));
+      const large = await json(await upload(keeping, `${kind} ${"x".repeat(2_000_000)}`, "large.txt"));
+      assert.equal((await finished(keeping, small.id)).file_kept, true);
+      const largeDone = await finished(keeping, large.id);
+      assert.equal(largeDone.status, "done", "past the JSON body limit: multipart has its own");
+      assert.equal(largeDone.file_kept, false, "over the size limit");
+      const kept = await readdir(path.join(folder.dataDir, "analyses"));
+      assert.ok(kept.includes(small.id) && !kept.includes(large.id), kept.join(", "));
+      const audit = await auditPage(keeping.services, {
+        limit: 50,
+        offset: 0,
+        action: "analysis.",
       });
-
-      it("keeps the file under DATA_DIR when told to, and writes uploads to the audit log", async () => {
-        const keeping = await start({ INTEL_ANALYSIS_KEEP_FILES: "1", INTEL_ANALYSIS_KEEP_MAX_BYTES: "100" });
-        const small = await json(await upload(keeping, `keep me ${kind}`, "small.txt"));
-        const large = await json(await upload(keeping, `${kind} ${"x".repeat(2_000_000)}`, "large.txt"));
-        assert.equal((await finished(keeping, small.id)).file_kept, true);
-        const largeDone = await finished(keeping, large.id);
-        assert.equal(largeDone.status, "done", "past the JSON body limit: multipart has its own");
-        assert.equal(largeDone.file_kept, false, "over the size limit");
-        const kept = await readdir(path.join(dataDir, "analyses"));
-        assert.ok(kept.includes(small.id) && !kept.includes(large.id), kept.join(", "));
-        const audit = await auditPage(keeping.services, {
-          limit: 50,
-          offset: 0,
-          action: "analysis.",
-        });
-        assert.ok(
-          audit.entries.some(
-            (e) => e.action === "analysis.upload" && e.target === small.id && e.detail.includes("TLP:RED"),
-          ),
-          JSON.stringify(audit.entries),
-        );
-        // A kept file past INTEL_ANALYSIS_KEEP_DAYS goes at the next sweep (one runs at start).
-        const old = path.join(path.join(dataDir, "analyses"), `old-${kind}`);
-        await writeFile(old, "old");
-        const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
-        const user = await createUser(keeping.services.store.db, `keeper${kind}`, "keeper-password", false);
-        await insertAnalysis(
-          keeping.services.store.db,
-          pendingRow(`old-${kind}`, user.id, old, { status: "done", created_at: longAgo, lease_until: null }),
-        );
-        await start({ INTEL_ANALYSIS_KEEP_FILES: "1" });
-        const deadline = Date.now() + 60_000;
-        while (
-          (await getAnalysis(keeping.services.store.db, `old-${kind}`))?.file_path &&
-          Date.now() < deadline
-        )
-          await new Promise((r) => setTimeout(r, 100));
-        assert.equal((await getAnalysis(keeping.services.store.db, `old-${kind}`))?.file_path, null);
-        assert.ok(!(await readdir(path.join(dataDir, "analyses"))).includes(`old-${kind}`));
-        assert.ok((await readdir(path.join(dataDir, "analyses"))).includes(small.id), "a recent one stays");
-      });
-    },
-  );
-});
+      assert.ok(
+        audit.entries.some(
+          (e) => e.action === "analysis.upload" && e.target === small.id && e.detail.includes("TLP:RED"),
+        ),
+        JSON.stringify(audit.entries),
+      );
+      // A kept file past INTEL_ANALYSIS_KEEP_DAYS goes at the next sweep (one runs at start).
+      const old = path.join(path.join(folder.dataDir, "analyses"), `old-${kind}`);
+      await writeFile(old, "old");
+      const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
+      const user = await createUser(keeping.services.store.db, `keeper${kind}`, "keeper-password", false);
+      await insertAnalysis(
+        keeping.services.store.db,
+        pendingRow(`old-${kind}`, user.id, old, { status: "done", created_at: longAgo, lease_until: null }),
+      );
+      await start({ INTEL_ANALYSIS_KEEP_FILES: "1" });
+      const deadline = Date.now() + 60_000;
+      while (
+        (await getAnalysis(keeping.services.store.db, `old-${kind}`))?.file_path &&
+        Date.now() < deadline
+      )
+        await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await getAnalysis(keeping.services.store.db, `old-${kind}`))?.file_path, null);
+      assert.ok(!(await readdir(path.join(folder.dataDir, "analyses"))).includes(`old-${kind}`));
+      assert.ok(
+        (await readdir(path.join(folder.dataDir, "analyses"))).includes(small.id),
+        "a recent one stays",
+      );
+    });
+  },
+);

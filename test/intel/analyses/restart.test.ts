@@ -11,18 +11,12 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { describeOnEachDatabase } from "../../helpers/databases.ts";
 import { startIntelProcessWithKey } from "../../helpers/intel-process.ts";
-import {
-  type DbKind,
-  freshDatabase,
-  postgresSkipReason,
-  startIntelServer,
-} from "../../helpers/intel-server.ts";
+import { freshDatabase, startIntelServer } from "../../helpers/intel-server.ts";
 import { json } from "../../helpers/json.ts";
 import { serveOnLoopback } from "../../helpers/loopback.ts";
 import { type RealProcess, startFilesProcess, startIntelProcess } from "../../helpers/real-process.ts";
-
-const pgSkip = await postgresSkipReason();
 
 /** A files service that answers its health check and takes uploads, and never answers them. */
 async function startSilentFiles() {
@@ -88,54 +82,54 @@ describe("files analyses: the analysing process dies", () => {
     }
   });
 
-  for (const kind of ["sqlite", "postgres"] as DbKind[]) {
-    it(`hands a pending analysis to the next process, which finishes it (${kind})`, {
-      skip: kind === "postgres" ? pgSkip : false,
-    }, async () => {
-      const dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-restart-"));
-      const db = await freshDatabase(kind);
-      const env = {
-        DATABASE_URL: kind === "sqlite" ? `sqlite:${path.join(dataDir, "intel.db")}` : db.url,
-        DATA_DIR: dataDir,
-        INTEL_CONNECTORS: "",
-        INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0",
-        INTEL_ANALYSIS_LEASE_SECONDS: "2",
-      };
-      const a = await startIntelProcessWithKey({ ...env, FILES_URL: silent.url });
-      let b: RealProcess | undefined;
-      try {
-        const before = silent.uploads();
-        const form = new FormData();
-        form.append("file", new Blob([`survive ${kind}`]), "survivor.txt");
-        const res = await fetch(`${a.url}/api/analyses/`, {
-          method: "POST",
-          headers: { authorization: `Token ${a.key}` },
-          body: form,
-        });
-        const created = await json(res);
-        assert.equal(res.status, 202, JSON.stringify(created));
-        await until("A sends the file", () => silent.uploads() > before);
-        const exited = new Promise((r) => a.child.once("exit", r));
-        a.child.kill("SIGKILL");
-        await exited;
-        b = await startIntelProcess({ ...env, FILES_URL: files.url });
-        const read = async () =>
-          json(
-            await fetch(`${b?.url}/api/analyses/${created.id}/`, {
-              headers: { authorization: `Token ${a.key}` },
-            }),
-          );
-        await until("B finishes it", async () => (await read()).status !== "pending");
-        const done = await read();
-        assert.equal(done.status, "done", JSON.stringify(done.error));
-        assert.equal(done.result.processors.extractor.success, true);
-      } finally {
-        if (a.child.exitCode === null && a.child.signalCode === null) await a.close();
-        await b?.close();
-        await rm(a.dir, { recursive: true, force: true });
-        await db.drop();
-        await rm(dataDir, { recursive: true, force: true });
-      }
-    });
-  }
+  describeOnEachDatabase(
+    (kind) => `on ${kind}`,
+    (db) => {
+      const { kind } = db;
+      it(`hands a pending analysis to the next process, which finishes it (${kind})`, async () => {
+        const dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-analyses-restart-"));
+        const env = {
+          DATABASE_URL: kind === "sqlite" ? `sqlite:${path.join(dataDir, "intel.db")}` : db.url,
+          DATA_DIR: dataDir,
+          INTEL_CONNECTORS: "",
+          INTEL_KEY_RATE_LIMIT_PER_MINUTE: "0",
+          INTEL_ANALYSIS_LEASE_SECONDS: "2",
+        };
+        const a = await startIntelProcessWithKey({ ...env, FILES_URL: silent.url });
+        let b: RealProcess | undefined;
+        try {
+          const before = silent.uploads();
+          const form = new FormData();
+          form.append("file", new Blob([`survive ${kind}`]), "survivor.txt");
+          const res = await fetch(`${a.url}/api/analyses/`, {
+            method: "POST",
+            headers: { authorization: `Token ${a.key}` },
+            body: form,
+          });
+          const created = await json(res);
+          assert.equal(res.status, 202, JSON.stringify(created));
+          await until("A sends the file", () => silent.uploads() > before);
+          const exited = new Promise((r) => a.child.once("exit", r));
+          a.child.kill("SIGKILL");
+          await exited;
+          b = await startIntelProcess({ ...env, FILES_URL: files.url });
+          const read = async () =>
+            json(
+              await fetch(`${b?.url}/api/analyses/${created.id}/`, {
+                headers: { authorization: `Token ${a.key}` },
+              }),
+            );
+          await until("B finishes it", async () => (await read()).status !== "pending");
+          const done = await read();
+          assert.equal(done.status, "done", JSON.stringify(done.error));
+          assert.equal(done.result.processors.extractor.success, true);
+        } finally {
+          if (a.child.exitCode === null && a.child.signalCode === null) await a.close();
+          await b?.close();
+          await rm(a.dir, { recursive: true, force: true });
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      });
+    },
+  );
 });

@@ -19,34 +19,20 @@ import {
 } from "../../../src/intel/store/analyses.ts";
 import type { AnalysesTable } from "../../../src/intel/store/analysis-schema.ts";
 import { describeOnEachDatabase } from "../../helpers/databases.ts";
+import { analysisRow } from "./fixtures.ts";
 
 const hex = (c: string, n: number) => c.repeat(n);
 
-function row(id: string, userId: number, over: Partial<AnalysesTable> = {}): AnalysesTable {
-  return {
-    id,
-    user_id: userId,
+/** An analysis row as these tests know it: an email of 5 GB, hashed "a…". */
+const row = (id: string, userId: number, over: Partial<AnalysesTable> = {}) =>
+  analysisRow(id, userId, {
     name: "invoice.eml",
     sha256: hex("a", 64),
     sha1: hex("a", 40),
     md5: hex("a", 32),
     size: 5_000_000_000,
-    rules_key: hex("0", 64),
-    status: "pending",
-    error: null,
-    tlp: "RED",
-    pap: "RED",
-    verdict: null,
-    result: null,
-    cached_from: null,
-    shared: 0,
-    created_at: new Date().toISOString(),
-    finished_at: null,
-    lease_until: new Date(Date.now() + 60_000).toISOString(),
-    file_path: null,
     ...over,
-  };
-}
+  });
 
 describeOnEachDatabase("analyses store", (database) => {
   it("finishes a pending analysis once, and finds it by any node's name or hash", async () => {
