@@ -15,6 +15,7 @@ import multipart from "@fastify/multipart";
 import type { FastifyRequest } from "fastify";
 import { badRequest, HttpError } from "../common/errors.ts";
 import type { App } from "../common/http.ts";
+import { multipartFault } from "../common/multipart.ts";
 import { isAlive } from "../common/process.ts";
 import { Scratch } from "./scratch.ts";
 
@@ -301,29 +302,27 @@ function counted(counter: CountingStream): { size: number; hashes?: FileHashes }
 
 function translateMultipartError(err: unknown, limits: UploadLimits): unknown {
   if (err instanceof HttpError) return err;
-  const code = (err as { code?: string }).code;
-  switch (code) {
-    case "FST_REQ_FILE_TOO_LARGE":
+  const fault = multipartFault(err);
+  switch (fault?.kind) {
+    case "file_too_large":
       return badRequest(
         "file_too_large",
         `The file is larger than the limit of ${limits.maxFileSize} bytes.`,
       );
-    case "FST_FILES_LIMIT":
+    case "too_many_files":
       return badRequest("too_many_files", `Send exactly one file, in the field "${FILE_FIELD}".`);
-    case "FST_FIELDS_LIMIT":
-    case "FST_PARTS_LIMIT":
+    case "too_many_fields":
       return badRequest("too_many_fields", `Too many form fields (at most ${MAX_FIELDS}).`);
-    case "FST_INVALID_MULTIPART_CONTENT_TYPE":
-    case "FST_PROTO_VIOLATION":
-      return badRequest("invalid_multipart", "The multipart body is malformed.");
+    case "invalid_multipart":
+      return badRequest(
+        "invalid_multipart",
+        fault.message
+          ? `The multipart body is malformed: ${fault.message}.`
+          : "The multipart body is malformed.",
+      );
     default:
-      break;
+      return err;
   }
-  const message = (err as Error).message ?? String(err);
-  if (/multipart|boundary|unexpected end|part terminated/i.test(message)) {
-    return badRequest("invalid_multipart", `The multipart body is malformed: ${message}.`);
-  }
-  return err;
 }
 
 export function cleanFilename(name: string | undefined): string {

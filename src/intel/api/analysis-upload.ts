@@ -13,6 +13,7 @@ import multipart from "@fastify/multipart";
 import type { FastifyRequest } from "fastify";
 import { badRequest, HttpError } from "../../common/errors.ts";
 import type { App } from "../../common/http.ts";
+import { multipartFault } from "../../common/multipart.ts";
 
 export const UPLOAD_FIELDS = ["password", "rules", "tlp", "pap"] as const;
 type FieldName = (typeof UPLOAD_FIELDS)[number];
@@ -124,22 +125,16 @@ async function readParts(req: FastifyRequest, target: string, limits: UploadLimi
 
 function translate(err: unknown, limits: UploadLimits): unknown {
   if (err instanceof HttpError) return err;
-  switch ((err as { code?: string }).code) {
-    case "FST_REQ_FILE_TOO_LARGE":
+  switch (multipartFault(err)?.kind) {
+    case "file_too_large":
       return tooLarge("file", limits.maxFileBytes, "INTEL_ANALYSIS_MAX_BYTES");
-    case "FST_FILES_LIMIT":
+    case "too_many_files":
       return badRequest("too_many_files", `Send exactly one file, in the field "file".`);
-    case "FST_FIELDS_LIMIT":
-    case "FST_PARTS_LIMIT":
+    case "too_many_fields":
       return badRequest("too_many_fields", `Too many form fields: send file, ${UPLOAD_FIELDS.join(", ")}.`);
-    case "FST_INVALID_MULTIPART_CONTENT_TYPE":
-    case "FST_PROTO_VIOLATION":
+    case "invalid_multipart":
       return badRequest("invalid_multipart", "The multipart body is malformed.");
     default:
-      break;
+      return err;
   }
-  const message = (err as Error).message ?? String(err);
-  if (/multipart|boundary|unexpected end|part terminated/i.test(message))
-    return badRequest("invalid_multipart", "The multipart body is malformed.");
-  return err;
 }
