@@ -9,6 +9,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { HttpError, notFound } from "../../common/errors.ts";
+import { cleanFileName } from "../../common/file-names.ts";
 import type { Logger } from "../../common/logger.ts";
 import { treeIndex, verdictLevel } from "../domain/analysis-result.ts";
 import type { Marking } from "../model/markings.ts";
@@ -83,13 +84,6 @@ export interface ListQuery {
   to?: string;
   page: number;
   pageSize: number;
-}
-
-/** A file's name as stored: its last path part, without control characters, at most 255 characters. */
-export function cleanName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? "";
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-  return base.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 255);
 }
 
 /** The cache key beside sha256: the rules' text and whether a password was given change the answer. */
@@ -174,7 +168,7 @@ function pendingRow(services: Services, viewer: Viewer, upload: Upload, leaseUnt
   return {
     id: upload.id,
     user_id: viewer.id,
-    name: cleanName(upload.name),
+    name: cleanFileName(upload.name),
     sha256: upload.sha256,
     sha1: upload.sha1,
     md5: upload.md5,

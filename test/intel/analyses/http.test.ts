@@ -267,9 +267,12 @@ describe("files analyses through intel", { skip: skipUnlessCommands("clamd", "zi
       });
 
       it("keeps a hostile name as data, refuses a file past the limit with 413 and other bodies with 400, leaving no file", async () => {
-        const hostile = "<img src=x onerror=alert(1)><svg onload=alert('x')>&lt;.txt";
-        const done = await analyse("x", hostile);
+        // Slashes inside markup are part of the name, not folders.
+        const hostile = "<img src=x onerror=alert(1)><svg onload=alert('x')></svg><b>&lt;</b>.txt";
+        const done = await analyse("x", `${hostile}\u0007`);
         assert.equal(done.name, hostile);
+        const root = done.result.processors.extractor.analysis.extra.tree.nodes[0];
+        assert.deepEqual([root.path, root.name], [hostile, hostile], "the files service keeps it whole too");
         const big = await upload(Buffer.alloc(200_001), "big.bin");
         assert.deepEqual([big.status, (await json(big)).code], [413, "file_too_large"]);
         const notMultipart = await call("/api/analyses/", {
