@@ -19,15 +19,18 @@ import {
   findCached,
   finishAnalysis,
   getAnalysis,
+  hasThumbnail,
   insertAnalysis,
   listAnalyses,
   nodesOf,
   setShared,
+  thumbnailOf,
 } from "../store/analyses.ts";
 import type { AnalysesTable } from "../store/analysis-schema.ts";
 import { enrichAnalysis, enrichmentOf, type IndicatorVerdict } from "./analysis-enrich.ts";
 import { analyseWithFiles, FilesCallError, probeFiles } from "./analysis-files.ts";
 import { type AnalysisRunner, createAnalysisRunner } from "./analysis-runner.ts";
+import { thumbnailFor } from "./analysis-thumbnail.ts";
 import { type AnalysisView, analysisJson, analysisView } from "./analysis-views.ts";
 import { recordAudit } from "./audit.ts";
 import type { IntelServices } from "./index.ts";
@@ -68,6 +71,8 @@ export interface Analyses {
   ): Promise<{ status: 202; analysis: AnalysisView } | { status: 200; json: string }>;
   /** The whole analysis as JSON text: its facts, its enriched indicators and the files service's answer. */
   get(viewer: Viewer, id: string): Promise<string>;
+  /** The PNG kept with an analysis of an image; 404 no_thumbnail when there is none. */
+  thumbnail(viewer: Viewer, id: string): Promise<Buffer>;
   enrich(viewer: Viewer, id: string): Promise<{ indicators: IndicatorVerdict[]; left_out: number }>;
   list(viewer: Viewer, query: ListQuery): Promise<{ count: number; page: number; results: AnalysisView[] }>;
   share(viewer: Viewer, id: string, shared: boolean): Promise<AnalysisView>;
@@ -104,7 +109,7 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
     concurrency: config.analysisConcurrency,
     leaseMs: config.analysisLeaseSeconds * 1000,
     keepDays: config.analysisKeepFiles ? config.analysisKeepDays : null,
-    run: (row, signal) => runAnalysis(services, row, signal),
+    run: (row, signal) => runAnalysis(services, row, signal, log),
     log,
   });
 
@@ -134,7 +139,18 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
     },
     get: async (viewer, id) => {
       const row = await visibleRow(viewer, id);
-      return analysisJson(row, { indicators: await enrichmentOf(services, id) });
+      return analysisJson(row, {
+        indicators: await enrichmentOf(services, id),
+        thumbnail: await hasThumbnail(db, row.cached_from ?? row.id),
+      });
+    },
+    thumbnail: async (viewer, id) => {
+      const row = await visibleRow(viewer, id);
+      // An upload answered from the cache shows the thumbnail of the analysis that answered it.
+      const png = await thumbnailOf(db, row.cached_from ?? row.id);
+      if (!png)
+        throw new HttpError(404, "no_thumbnail", "This analysis has no thumbnail: its file is not an image.");
+      return png;
     },
     enrich: async (viewer, id) => enrichAnalysis(services, viewer.username, await visibleRow(viewer, id)),
     list: (viewer, query) => listVisible(services, viewer, query),
@@ -202,7 +218,11 @@ async function createAnalysis(
   if (done) {
     await rm(upload.path, { force: true });
     await recordAudit(db, viewer.username, "analysis.upload", row.id, `${detail}, from the cache`);
-    return { status: 200, json: analysisJson({ ...done, username: viewer.username }, { indicators: [] }) };
+    const thumbnail = await hasThumbnail(db, done.cached_from ?? done.id);
+    return {
+      status: 200,
+      json: analysisJson({ ...done, username: viewer.username }, { indicators: [], thumbnail }),
+    };
   }
   await saveSecrets(upload.path, upload.fields);
   await insertAnalysis(db, row);
@@ -266,7 +286,12 @@ async function listVisible(services: Services, viewer: Viewer, query: ListQuery)
 }
 
 /** Sends one pending analysis to the files service and records its answer or why it failed. */
-async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSignal): Promise<void> {
+async function runAnalysis(
+  services: Services,
+  row: AnalysisRow,
+  signal: AbortSignal,
+  log?: Logger,
+): Promise<void> {
   const { db } = services.store;
   const { config } = services;
   const file = row.file_path;
@@ -278,6 +303,7 @@ async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSi
   }
   try {
     const { text, answer } = await askFiles(config, { url: config.filesUrl, signal }, row, file);
+    const thumbnail = await thumbnailFor(config, { row, file, answer, signal }, log);
     const keep = config.analysisKeepFiles && row.size <= config.analysisKeepMaxBytes;
     // Gone before the analysis reads done: a done analysis whose file is not kept has none on disk.
     await rm(secretsPath(file), { force: true });
@@ -287,6 +313,7 @@ async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSi
       verdict: verdictLevel(answer),
       nodes: treeIndex(answer, row),
       filePath: keep ? file : null,
+      thumbnail,
     });
   } catch (err) {
     // Closing: left pending with its file, for the next process (its lease runs out).

@@ -1,8 +1,8 @@
 /**
  * One analysis' report: its facts and marking, the enrich action (its indicators asked of intel
  * with the file's TLP/PAP, each verdict shown inline), the JSON download, the file in the graph,
- * and the report itself (report-view.ts, drawn by static/report.js). A pending analysis' page
- * waits for the result through the JSON route below, then draws it.
+ * the thumbnail of an image, and the report itself (report-view.ts, drawn by static/report.js).
+ * A pending analysis' page waits for the result through the JSON route below, then draws it.
  */
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
@@ -16,7 +16,7 @@ import { analysesOf, panelViewer } from "./analyse.ts";
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
-type Analysis = AnalysisView & { indicators: IndicatorVerdict[] };
+type Analysis = AnalysisView & { indicators: IndicatorVerdict[]; thumbnail?: boolean };
 
 function size(bytes: number): string {
   return bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KB (${bytes} bytes)`;
@@ -70,7 +70,7 @@ export function registerAnalysis(admin: App, deps: AdminDeps): void {
       const body = html`${facts(a)}
 ${actions(deps, a, entity ? `${deps.prefix}/entities/${entity}` : undefined)}
 <div id="analysis-page" data-json="${deps.prefix}/analyses/${encodeURIComponent(a.id)}/json" data-status="${a.status}"></div>
-${reportSection(json, { prefix: deps.prefix })}`;
+${reportSection(json, { prefix: deps.prefix, thumbnail: a.thumbnail ? `${deps.prefix}/analyses/${encodeURIComponent(a.id)}/thumbnail` : undefined })}`;
       return sendPage(req, reply, deps, {
         title: `Analysis of ${a.name}`,
         active: "analyses",
@@ -83,8 +83,16 @@ ${reportSection(json, { prefix: deps.prefix })}`;
   registerAnalysisCalls(admin, deps);
 }
 
-/** The page's JSON calls: the analysis (also the download), its enrichment, its file in the graph. */
+/** The page's calls: the analysis (also the download), its thumbnail, its enrichment, its file in the graph. */
 function registerAnalysisCalls(admin: App, deps: AdminDeps): void {
+  admin.get<{ Params: { id: string } }>(
+    "/analyses/:id/thumbnail",
+    { schema: { hide: true, params: Params } },
+    async (req, reply) => {
+      const png = await analysesOf(deps).thumbnail(panelViewer(req), req.params.id);
+      return reply.type("image/png").header("cache-control", "private, max-age=3600").send(png);
+    },
+  );
   admin.get<{ Params: { id: string }; Querystring: { download?: string } }>(
     "/analyses/:id/json",
     {
