@@ -1,18 +1,20 @@
 /**
- * One analysis' report: its facts and marking, the enrich action (its indicators asked of intel
- * with the file's TLP/PAP, each verdict shown inline), the JSON download, the file in the graph,
- * the thumbnail of an image, and the report itself (report-view.ts, drawn by static/report.js).
+ * One analysis' report: its facts, marking and sharing (analysis-share.ts), the enrich action
+ * (its indicators asked of intel with the file's TLP/PAP, each verdict shown inline), the JSON
+ * download, the file in the graph, the thumbnail of an image, and the report itself
+ * (report-view.ts, drawn by static/report.js).
  * A pending analysis' page waits for the result through the JSON route below, then draws it.
  */
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import type { AnalysisView, IndicatorVerdict } from "../../services/analyses.ts";
 import { sampleEntityId } from "../../services/analysis-entity.ts";
-import { type AdminDeps, redirectWithFlash, sendPage } from "../context.ts";
+import { type AdminDeps, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { type Html, html } from "../html.ts";
 import { ago, when } from "../layout.ts";
 import { REPORT_SCRIPTS, reportSection } from "../report-view.ts";
 import { analysesOf, panelViewer } from "./analyse.ts";
+import { registerAnalysisShare, shareFact } from "./analysis-share.ts";
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
@@ -33,7 +35,7 @@ function statusLine(a: Analysis): Html {
   return html`<span class="status ok" id="analysis-status">done</span>${cached}`;
 }
 
-function facts(a: Analysis): Html {
+function facts(deps: AdminDeps, a: Analysis, csrf: string): Html {
   return html`<dl class="facts analysis-facts">
   <dt>File</dt><dd class="subject">${a.name}</dd>
   <dt>SHA-256</dt><dd><code class="hash">${a.sha256}</code></dd>
@@ -41,6 +43,7 @@ function facts(a: Analysis): Html {
   <dt>Marking</dt><dd>TLP:${a.tlp} / PAP:${a.pap}</dd>
   <dt>Sent by</dt><dd>${a.user ?? "—"}, ${when(a.created)}</dd>
   <dt>Status</dt><dd>${statusLine(a)}</dd>
+  ${shareFact(deps, a, csrf)}
 </dl>`;
 }
 
@@ -67,7 +70,7 @@ export function registerAnalysis(admin: App, deps: AdminDeps): void {
         return redirectWithFlash(reply, deps, "/analyses", { kind: "error", text: "No such analysis." });
       const a = JSON.parse(json) as Analysis;
       const entity = await sampleEntityId(deps.services, a);
-      const body = html`${facts(a)}
+      const body = html`${facts(deps, a, signedIn(req).csrf)}
 ${actions(deps, a, entity ? `${deps.prefix}/entities/${entity}` : undefined)}
 <div id="analysis-page" data-json="${deps.prefix}/analyses/${encodeURIComponent(a.id)}/json" data-status="${a.status}"></div>
 ${reportSection(json, { prefix: deps.prefix, thumbnail: a.thumbnail ? `${deps.prefix}/analyses/${encodeURIComponent(a.id)}/thumbnail` : undefined })}`;
@@ -81,6 +84,7 @@ ${reportSection(json, { prefix: deps.prefix, thumbnail: a.thumbnail ? `${deps.pr
     },
   );
   registerAnalysisCalls(admin, deps);
+  registerAnalysisShare(admin, deps);
 }
 
 /** The page's calls: the analysis (also the download), its thumbnail, its enrichment, its file in the graph. */
