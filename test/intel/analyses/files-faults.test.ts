@@ -11,6 +11,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { finishedAnalysis, uploadAnalysis } from "../../helpers/analyses.ts";
 import { describeOnEachDatabase } from "../../helpers/databases.ts";
 import type { TestIntelServer } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
@@ -110,22 +111,8 @@ describe("files analyses: a files service that misbehaves", () => {
         await rm(dataDir, { recursive: true, force: true });
       });
 
-      const finished = async (name: string): Promise<Json> => {
-        const body = new FormData();
-        body.append("file", new Blob([`${kind} ${name}`]), name);
-        const res = await fetch(`${server.url}/api/analyses/`, {
-          method: "POST",
-          headers: { authorization: `Token ${server.key}` },
-          body,
-        });
-        const created = await json(res);
-        assert.equal(res.status, 202, JSON.stringify(created));
-        for (const deadline = Date.now() + 60_000; ; ) {
-          const got = await json(await server.api(`/api/analyses/${created.id}/`));
-          if (got.status !== "pending" || Date.now() > deadline) return got;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      };
+      const finished = async (name: string): Promise<Json> =>
+        finishedAnalysis(server, await uploadAnalysis(server, `${kind} ${name}`, name));
 
       it("ends each analysis failed with its reason, and keeps no file", async () => {
         const expected: Record<string, string> = {
