@@ -345,6 +345,12 @@ describeOnDatabase(
       await page.waitForURL(/\/analyses\/[0-9a-f-]{36}$/);
       await page.waitForSelector("#report-verdict", { timeout: WAIT_MS });
       assert.equal((await page.textContent("#report-tree-title .count"))?.trim(), "1001");
+      const served = await page.request.get(page.url(), { headers: { "accept-encoding": "gzip" } });
+      assert.equal(
+        served.headers()["content-encoding"],
+        "gzip",
+        "the page (its 1.5 MB analysis) is sent gzipped",
+      );
       // The root and its first 100 children: nothing else is in the page yet.
       assert.equal(await page.locator("details.node").count(), 101);
       assert.equal(await page.locator("details.node[open]").count(), 1);
