@@ -20,6 +20,7 @@ import Fastify, {
   type RawServerDefault,
 } from "fastify";
 import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Type } from "typebox";
 import { AllowedMethods } from "./allowed-methods.ts";
 import type { HttpTimeouts } from "./config.ts";
 import { type ErrorBody, HttpError } from "./errors.ts";
@@ -75,6 +76,12 @@ export type App = FastifyInstance<
 
 /** Route schema key used to document a multipart body in OpenAPI without Fastify validating it (we stream it). */
 export const MULTIPART_BODY = "x-multipart-body";
+
+/** A route's 200 that is a PNG (a thumbnail), as both services document it. */
+export const PNG_RESPONSE = Type.Any({
+  description: "The thumbnail",
+  content: { "image/png": { schema: { type: "string", format: "binary" } } },
+});
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -14,6 +14,7 @@ import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import type { FastifyRequest } from "fastify";
 import { badRequest, HttpError } from "../common/errors.ts";
+import { cleanFileName } from "../common/file-names.ts";
 import type { App } from "../common/http.ts";
 import { multipartFault } from "../common/multipart.ts";
 import { isAlive } from "../common/process.ts";
@@ -98,6 +99,9 @@ export async function installUploads(app: App, limits: UploadLimits): Promise<Up
   const ownDir = path.join(limits.tmpDir, `${process.pid}-${randomUUID().slice(0, 8)}`);
   await mkdir(ownDir, { mode: 0o700 });
   await app.register(multipart, {
+    // The file name is text (cleanFileName): busboy's own cut at the last slash would turn
+    // `<b>bold</b>.zip` into `b>.zip`.
+    preservePath: true,
     limits: {
       fileSize: limits.maxFileSize,
       fieldSize: limits.maxFieldSize,
@@ -226,7 +230,7 @@ async function readMultipart(
         );
       }
       const described = {
-        filename: cleanFilename(part.filename),
+        filename: cleanFileName(part.filename),
         declaredType: part.mimetype || DEFAULT_TYPE,
       };
       file =
@@ -323,12 +327,6 @@ function translateMultipartError(err: unknown, limits: UploadLimits): unknown {
     default:
       return err;
   }
-}
-
-export function cleanFilename(name: string | undefined): string {
-  const base = (name ?? "").split(/[\\/]/).pop() ?? "";
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-  return base.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 255);
 }
 
 class CountingStream extends Transform {

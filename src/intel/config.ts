@@ -421,6 +421,18 @@ export const intelSettings = {
     "Largest answer of the files service kept for one analysis; larger: the analysis fails (result_too_large).",
     { min: 1024 },
   ),
+  analysisThumbnailSide: integer(
+    "INTEL_ANALYSIS_THUMBNAIL_SIDE",
+    256,
+    "When the analysed file is an image, a PNG thumbnail fitting a box of this many pixels a side is asked of the files service and kept with the analysis (0 = none).",
+    { min: 0, max: 1024 },
+  ),
+  analysisThumbnailMaxBytes: integer(
+    "INTEL_ANALYSIS_THUMBNAIL_MAX_BYTES",
+    262_144,
+    "Largest thumbnail kept with an analysis; a larger one is dropped (the analysis is done without it).",
+    { min: 1024 },
+  ),
   analysisKeepFiles: flag(
     "INTEL_ANALYSIS_KEEP_FILES",
     false,

@@ -140,6 +140,7 @@ describe("the OpenAPI documents are exact", () => {
       ["delete_webhook", "DELETE", "/api/webhook/", {}, 404],
       ["set_webhook", "PUT", "/api/webhook/", { body: JSON.stringify({ url: "ftp://example.org/" }) }, 400],
       ["get_analysis", "GET", "/api/analyses/0/", {}, 404],
+      ["get_analysis_thumbnail", "GET", "/api/analyses/0/thumbnail/", {}, 404],
       ["enrich_analysis", "POST", "/api/analyses/0/enrich/", {}, 404],
       ["share_analysis", "POST", "/api/analyses/0/share/", { body: "{}" }, 404],
       ["create_analysis", "POST", "/api/analyses/", { body: "{}" }, 400],

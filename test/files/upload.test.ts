@@ -49,7 +49,8 @@ describe("upload pipeline", () => {
       analysis.hashes.sha512,
       "309ecc489c12d6eb4cc40f50c902f2b4d0ed77ee511a7c7a9bcd3ca86d4cd86f989dd35bc5ff499670da34255b45b0cfd830e81f605dcf7dc5542e93ae9cd76f",
     );
-    assert.equal(analysis.filename, "evil.txt");
+    // A name is text, never a path here: kept whole, without its control characters.
+    assert.equal(analysis.filename, "../../etc/evil.txt");
     assert.deepEqual(analysis.fields, { note: "n1" });
     assert.equal(body.success, true);
     assert.deepEqual(await waitForNoLeftovers(server), []);

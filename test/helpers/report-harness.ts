@@ -6,6 +6,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { constants, gzipSync } from "node:zlib";
 import { loadAsset } from "../../src/intel/admin/assets.ts";
 import { page } from "../../src/intel/admin/layout.ts";
 import { REPORT_SCRIPTS, reportSection } from "../../src/intel/admin/report-view.ts";
@@ -37,7 +38,13 @@ export async function startReportHarness(): Promise<ReportHarness> {
         scripts: REPORT_SCRIPTS,
         deferScripts: true,
       });
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body.value);
+      // Gzipped at level 1 when Chromium accepts it, as the panel's onSend hook does (common/gzip.ts).
+      const gzip = /gzip/.test(String(req.headers["accept-encoding"]));
+      res.writeHead(200, {
+        "content-type": "text/html; charset=utf-8",
+        ...(gzip ? { "content-encoding": "gzip" } : {}),
+      });
+      res.end(gzip ? gzipSync(body.value, { level: constants.Z_BEST_SPEED }) : body.value);
     } else if (asset) res.writeHead(200, { "content-type": asset.type }).end(asset.body);
     else res.writeHead(404).end();
   });

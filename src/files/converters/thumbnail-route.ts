@@ -4,7 +4,7 @@
  */
 import pLimit from "p-limit";
 import { Type } from "typebox";
-import { type App, MULTIPART_BODY } from "../../common/http.ts";
+import { type App, MULTIPART_BODY, PNG_RESPONSE } from "../../common/http.ts";
 import type { FilesConfig } from "../config.ts";
 import { receiveUpload, type UploadLimits } from "../upload.ts";
 import { thumbnailQuerySchema } from "./thumbnail.ts";
@@ -32,10 +32,7 @@ export function addThumbnailRoute(app: App, config: FilesConfig, limits: UploadL
         querystring: thumbnailQuerySchema(config.maxThumbnailSide),
         [MULTIPART_BODY]: Type.Object({ file: fileField }, { required: ["file"] }),
         response: {
-          200: Type.Any({
-            description: "The thumbnail",
-            content: { "image/png": { schema: { type: "string", format: "binary" } } },
-          }),
+          200: PNG_RESPONSE,
           400: ErrorSchema,
         },
       },

@@ -3,9 +3,11 @@
  * server-side sessions in a signed HttpOnly SameSite=Strict cookie, a CSRF token on every form
  * and every state-changing call, and login throttling per user and per address.
  */
+
 import formbody from "@fastify/formbody";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "../../common/errors.ts";
+import { gzipText } from "../../common/gzip.ts";
 import type { App } from "../../common/http.ts";
 import type { IntelServices } from "../services/index.ts";
 import { currentSession } from "../services/sessions.ts";
@@ -65,6 +67,7 @@ export async function registerAdmin(app: App, deps: AdminDeps): Promise<void> {
         reply.header("x-frame-options", "DENY");
         reply.header("content-security-policy", framedByNothing(reply.getHeader("content-security-policy")));
       });
+      admin.addHook("onSend", gzipText);
 
       admin.get("/", { config: { adminPublic: true } }, async (_req, reply) =>
         reply.redirect(`${deps.prefix}/investigate`, 303),

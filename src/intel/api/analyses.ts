@@ -1,11 +1,11 @@
 /**
  * The files analyses routes (docs/api.md, "Files analyses"): upload (202, or 200 from the cache),
- * read, list with search, enrich through intel, share. Parsing and serialisation only; the rules
+ * read, its thumbnail, list with search, enrich through intel, share. Parsing and serialisation only; the rules
  * are in services/analyses.ts. Registered in the API's scope: the same keys and per-key limits.
  */
 import { Type } from "typebox";
 import { sendBytes } from "../../common/gzip.ts";
-import { type App, MULTIPART_BODY } from "../../common/http.ts";
+import { type App, MULTIPART_BODY, PNG_RESPONSE } from "../../common/http.ts";
 import type { Analyses, Viewer } from "../services/analyses.ts";
 import { AnalysisSchema, EnrichSchema, ListQuery, ListSchema, UploadBody } from "./analysis-schemas.ts";
 import { installAnalysisUploads, receiveAnalysisUpload } from "./analysis-upload.ts";
@@ -112,6 +112,26 @@ function registerReads(app: App, deps: AnalysesDeps): void {
     async (req, reply) => {
       const json = await deps.analyses.get(viewer(req), req.params.id);
       return sendBytes(req, reply.type("application/json; charset=utf-8"), Buffer.from(json));
+    },
+  );
+  app.get(
+    "/api/analyses/:id/thumbnail/",
+    {
+      schema: {
+        tags,
+        operationId: "get_analysis_thumbnail",
+        summary:
+          "The PNG thumbnail kept with an analysis of an image (at most INTEL_ANALYSIS_THUMBNAIL_SIDE pixels a side); 404 no_thumbnail when the file is not an image",
+        params: Params,
+        response: {
+          200: PNG_RESPONSE,
+          404: ErrorBody,
+        },
+      },
+    },
+    async (req, reply) => {
+      const png = await deps.analyses.thumbnail(viewer(req), req.params.id);
+      return reply.type("image/png").header("cache-control", "private, max-age=3600").send(png);
     },
   );
 }

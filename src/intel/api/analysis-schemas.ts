@@ -84,6 +84,12 @@ export const AnalysisSchema = Type.Object(
     indicators: Type.Optional(
       Type.Array(IndicatorSchema, { description: "GET only: the enriched indicators" }),
     ),
+    thumbnail: Type.Optional(
+      Type.Boolean({
+        description:
+          "GET only: a PNG thumbnail of the file (an image) is at GET /api/analyses/<id>/thumbnail/",
+      }),
+    ),
   },
   { additionalProperties: true },
 );

@@ -35,6 +35,9 @@ export interface UploadLimits {
 /** Multipart parsing for the analyses scope only (the rest of the API reads JSON). */
 export async function installAnalysisUploads(app: App, limits: UploadLimits): Promise<void> {
   await app.register(multipart, {
+    // The name is kept whole (cleanFileName): busboy's own cut at the last slash would turn
+    // `<b>bold</b>.zip` into `b>.zip`.
+    preservePath: true,
     limits: {
       fileSize: limits.maxFileBytes,
       fieldSize: limits.maxFieldBytes,

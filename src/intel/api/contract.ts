@@ -104,6 +104,12 @@ export const INTEL_CONTRACT: ContractPolicy = {
       },
     },
     get_analysis: { 404: notFound },
+    get_analysis_thumbnail: {
+      404: {
+        meaning: "No analysis with this id that this key may see, or it has no thumbnail (not an image)",
+        codes: ["not_found", "no_thumbnail"],
+      },
+    },
     enrich_analysis: {
       404: notFound,
       409: { meaning: "The analysis is pending or failed: nothing to enrich", codes: ["analysis_not_done"] },

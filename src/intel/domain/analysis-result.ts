@@ -52,6 +52,11 @@ function entry(answer: unknown, processor: string): Loose | null {
   return isObject(e) && e.success === true && isObject(e.analysis) ? e.analysis : null;
 }
 
+/** The analysed file's own type as the files service's extractor names it (`image/png`), or null. */
+export function rootType(answer: unknown): string | null {
+  return text(entry(answer, "extractor")?.type);
+}
+
 /** Every node of the tree with its hashes; the upload itself first (from what intel hashed) when the tree lacks it. */
 export function treeIndex(answer: unknown, upload: UploadFacts): TreeNodeIndex[] {
   const extra = entry(answer, "extractor")?.extra;

@@ -9,6 +9,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { HttpError, notFound } from "../../common/errors.ts";
+import { cleanFileName } from "../../common/file-names.ts";
 import type { Logger } from "../../common/logger.ts";
 import { treeIndex, verdictLevel } from "../domain/analysis-result.ts";
 import type { Marking } from "../model/markings.ts";
@@ -18,15 +19,18 @@ import {
   findCached,
   finishAnalysis,
   getAnalysis,
+  hasThumbnail,
   insertAnalysis,
   listAnalyses,
   nodesOf,
   setShared,
+  thumbnailOf,
 } from "../store/analyses.ts";
 import type { AnalysesTable } from "../store/analysis-schema.ts";
 import { enrichAnalysis, enrichmentOf, type IndicatorVerdict } from "./analysis-enrich.ts";
 import { analyseWithFiles, FilesCallError, probeFiles } from "./analysis-files.ts";
 import { type AnalysisRunner, createAnalysisRunner } from "./analysis-runner.ts";
+import { thumbnailFor } from "./analysis-thumbnail.ts";
 import { type AnalysisView, analysisJson, analysisView } from "./analysis-views.ts";
 import { recordAudit } from "./audit.ts";
 import type { IntelServices } from "./index.ts";
@@ -67,6 +71,8 @@ export interface Analyses {
   ): Promise<{ status: 202; analysis: AnalysisView } | { status: 200; json: string }>;
   /** The whole analysis as JSON text: its facts, its enriched indicators and the files service's answer. */
   get(viewer: Viewer, id: string): Promise<string>;
+  /** The PNG kept with an analysis of an image; 404 no_thumbnail when there is none. */
+  thumbnail(viewer: Viewer, id: string): Promise<Buffer>;
   enrich(viewer: Viewer, id: string): Promise<{ indicators: IndicatorVerdict[]; left_out: number }>;
   list(viewer: Viewer, query: ListQuery): Promise<{ count: number; page: number; results: AnalysisView[] }>;
   share(viewer: Viewer, id: string, shared: boolean): Promise<AnalysisView>;
@@ -83,13 +89,6 @@ export interface ListQuery {
   to?: string;
   page: number;
   pageSize: number;
-}
-
-/** A file's name as stored: its last path part, without control characters, at most 255 characters. */
-export function cleanName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? "";
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-  return base.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 255);
 }
 
 /** The cache key beside sha256: the rules' text and whether a password was given change the answer. */
@@ -110,7 +109,7 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
     concurrency: config.analysisConcurrency,
     leaseMs: config.analysisLeaseSeconds * 1000,
     keepDays: config.analysisKeepFiles ? config.analysisKeepDays : null,
-    run: (row, signal) => runAnalysis(services, row, signal),
+    run: (row, signal) => runAnalysis(services, row, signal, log),
     log,
   });
 
@@ -140,7 +139,18 @@ export function createAnalyses(services: Services, dataDir: string, log?: Logger
     },
     get: async (viewer, id) => {
       const row = await visibleRow(viewer, id);
-      return analysisJson(row, { indicators: await enrichmentOf(services, id) });
+      return analysisJson(row, {
+        indicators: await enrichmentOf(services, id),
+        thumbnail: await hasThumbnail(db, row.cached_from ?? row.id),
+      });
+    },
+    thumbnail: async (viewer, id) => {
+      const row = await visibleRow(viewer, id);
+      // An upload answered from the cache shows the thumbnail of the analysis that answered it.
+      const png = await thumbnailOf(db, row.cached_from ?? row.id);
+      if (!png)
+        throw new HttpError(404, "no_thumbnail", "This analysis has no thumbnail: its file is not an image.");
+      return png;
     },
     enrich: async (viewer, id) => enrichAnalysis(services, viewer.username, await visibleRow(viewer, id)),
     list: (viewer, query) => listVisible(services, viewer, query),
@@ -174,7 +184,7 @@ function pendingRow(services: Services, viewer: Viewer, upload: Upload, leaseUnt
   return {
     id: upload.id,
     user_id: viewer.id,
-    name: cleanName(upload.name),
+    name: cleanFileName(upload.name),
     sha256: upload.sha256,
     sha1: upload.sha1,
     md5: upload.md5,
@@ -208,7 +218,11 @@ async function createAnalysis(
   if (done) {
     await rm(upload.path, { force: true });
     await recordAudit(services, viewer.username, "analysis.upload", row.id, `${detail}, from the cache`);
-    return { status: 200, json: analysisJson({ ...done, username: viewer.username }, { indicators: [] }) };
+    const thumbnail = await hasThumbnail(db, done.cached_from ?? done.id);
+    return {
+      status: 200,
+      json: analysisJson({ ...done, username: viewer.username }, { indicators: [], thumbnail }),
+    };
   }
   await saveSecrets(upload.path, upload.fields);
   await insertAnalysis(db, row);
@@ -272,7 +286,12 @@ async function listVisible(services: Services, viewer: Viewer, query: ListQuery)
 }
 
 /** Sends one pending analysis to the files service and records its answer or why it failed. */
-async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSignal): Promise<void> {
+async function runAnalysis(
+  services: Services,
+  row: AnalysisRow,
+  signal: AbortSignal,
+  log?: Logger,
+): Promise<void> {
   const { db } = services.store;
   const { config } = services;
   const file = row.file_path;
@@ -284,6 +303,7 @@ async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSi
   }
   try {
     const { text, answer } = await askFiles(config, { url: config.filesUrl, signal }, row, file);
+    const thumbnail = await thumbnailFor(config, { row, file, answer, signal }, log);
     const keep = config.analysisKeepFiles && row.size <= config.analysisKeepMaxBytes;
     // Gone before the analysis reads done: a done analysis whose file is not kept has none on disk.
     await rm(secretsPath(file), { force: true });
@@ -293,6 +313,7 @@ async function runAnalysis(services: Services, row: AnalysisRow, signal: AbortSi
       verdict: verdictLevel(answer),
       nodes: treeIndex(answer, row),
       filePath: keep ? file : null,
+      thumbnail,
     });
   } catch (err) {
     // Closing: left pending with its file, for the next process (its lease runs out).

@@ -1,7 +1,8 @@
 /**
- * Intel's calls to the files service (FILES_URL): a health check before an upload is accepted, and
- * `POST /analyzer/all` with the kept file streamed from disk. Each call is bounded in time, and the
- * answer in size (a hostile or broken files service cannot fill intel's memory).
+ * Intel's calls to the files service (FILES_URL): a health check before an upload is accepted,
+ * `POST /analyzer/all` with the kept file streamed from disk, and `POST /converter/thumbnail` for
+ * an image. Each call is bounded in time, and the answer in size (a hostile or broken files
+ * service cannot fill intel's memory).
  */
 import { openAsBlob } from "node:fs";
 import { HttpError } from "../../common/errors.ts";
@@ -84,6 +85,47 @@ export async function analyseWithFiles(call: FilesCall): Promise<string> {
   return body;
 }
 
+export interface ThumbnailCall {
+  url: string;
+  filePath: string;
+  name: string;
+  /** The box the thumbnail fits in, in pixels a side (its ratio kept). */
+  side: number;
+  timeoutMs: number;
+  maxBytes: number;
+  signal: AbortSignal;
+}
+
+/** `/converter/thumbnail`'s PNG; throws FilesCallError with a reason otherwise. */
+export async function thumbnailWithFiles(call: ThumbnailCall): Promise<Buffer> {
+  const form = new FormData();
+  form.append("file", await openAsBlob(call.filePath), call.name || "upload");
+  const query = new URLSearchParams({
+    width: String(call.side),
+    height: String(call.side),
+    strategy: "contain",
+  });
+  let res: Response;
+  try {
+    res = await fetch(`${call.url}/converter/thumbnail?${query}`, {
+      method: "POST",
+      body: form,
+      signal: AbortSignal.any([AbortSignal.timeout(call.timeoutMs), call.signal]),
+    });
+  } catch (err) {
+    throw new FilesCallError("files_service_unavailable", (err as Error).message);
+  }
+  const body = await readCappedBytes(
+    res,
+    call.maxBytes,
+    "thumbnail_too_large",
+    "INTEL_ANALYSIS_THUMBNAIL_MAX_BYTES",
+  );
+  if (res.status !== 200 || res.headers.get("content-type") !== "image/png")
+    throw new FilesCallError("files_service_refused", refusal(res.status, body.toString("utf8")));
+  return body;
+}
+
 /** The files service's own words on a refusal (`detail`), or its status. */
 function refusal(status: number, body: string): string {
   try {
@@ -96,6 +138,16 @@ function refusal(status: number, body: string): string {
 }
 
 async function readCapped(res: Response, maxBytes: number): Promise<string> {
+  const bytes = await readCappedBytes(res, maxBytes, "result_too_large", "INTEL_ANALYSIS_RESULT_MAX_BYTES");
+  return bytes.toString("utf8");
+}
+
+async function readCappedBytes(
+  res: Response,
+  maxBytes: number,
+  code: string,
+  setting: string,
+): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of res.body ?? []) {
@@ -103,10 +155,10 @@ async function readCapped(res: Response, maxBytes: number): Promise<string> {
     // Throwing out of the loop cancels the stream: the rest is never read.
     if (size > maxBytes)
       throw new FilesCallError(
-        "result_too_large",
-        `the files service's answer is larger than ${maxBytes} bytes (INTEL_ANALYSIS_RESULT_MAX_BYTES)`,
+        code,
+        `the files service's answer is larger than ${maxBytes} bytes (${setting})`,
       );
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }

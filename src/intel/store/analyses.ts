@@ -55,7 +55,13 @@ export async function getAnalysis(db: Db, id: string): Promise<AnalysisRow | und
 export async function finishAnalysis(
   db: Db,
   id: string,
-  done: { result: string; verdict: string | null; nodes: NodeRow[]; filePath: string | null },
+  done: {
+    result: string;
+    verdict: string | null;
+    nodes: NodeRow[];
+    filePath: string | null;
+    thumbnail?: Buffer | null;
+  },
 ): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
     const updated = await tx
@@ -73,8 +79,30 @@ export async function finishAnalysis(
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return false;
     await insertNodes(tx, id, done.nodes);
+    if (done.thumbnail)
+      await tx.insertInto("analysis_thumbnails").values({ analysis_id: id, png: done.thumbnail }).execute();
     return true;
   });
+}
+
+/** The thumbnail kept with an analysis, or undefined. */
+export async function thumbnailOf(db: Db, id: string): Promise<Buffer | undefined> {
+  const row = await db
+    .selectFrom("analysis_thumbnails")
+    .select("png")
+    .where("analysis_id", "=", id)
+    .executeTakeFirst();
+  return row && Buffer.from(row.png);
+}
+
+/** Whether an analysis has a thumbnail, without reading it. */
+export async function hasThumbnail(db: Db, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("analysis_thumbnails")
+    .select("analysis_id")
+    .where("analysis_id", "=", id)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function failAnalysis(db: Db, id: string, error: string): Promise<void> {

@@ -78,3 +78,14 @@ export const analyses = (dialect: "sqlite" | "postgres"): Migration => ({
     await createNodesAndIndicators(db);
   },
 });
+
+/** A small PNG per analysis of an image (INTEL_ANALYSIS_THUMBNAIL_*), apart from the rows the history lists. */
+export const analysisThumbnails = (dialect: "sqlite" | "postgres"): Migration => ({
+  async up(db: AnyDb) {
+    await db.schema
+      .createTable("analysis_thumbnails")
+      .addColumn("analysis_id", "varchar(36)", (c) => c.primaryKey())
+      .addColumn("png", dialect === "sqlite" ? "blob" : "bytea", (c) => c.notNull())
+      .execute();
+  },
+});

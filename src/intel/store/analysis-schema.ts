@@ -1,7 +1,8 @@
 /**
  * Tables of the files analyses kept by intel: one row per upload (its marking, status and the files
  * service's whole answer as JSON), one row per node of its tree (what `?q=` searches), and one row
- * per indicator sent to intel for enrichment (the request that answers it).
+ * per indicator sent to intel for enrichment (the request that answers it), and the thumbnail of an
+ * analysed image.
  */
 
 export interface AnalysesTable {
@@ -59,4 +60,10 @@ export interface AnalysisIndicatorsTable {
   request_id: string | null;
   error: string | null;
   asked_at: string;
+}
+
+export interface AnalysisThumbnailsTable {
+  analysis_id: string;
+  /** A PNG from the files service, at most INTEL_ANALYSIS_THUMBNAIL_MAX_BYTES. */
+  png: Buffer;
 }

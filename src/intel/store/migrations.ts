@@ -1,7 +1,7 @@
 /** Schema migrations (portable Kysely schema builder) and the idempotent taxonomy seed. */
 import { type CreateTableBuilder, type Kysely, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
-import { analyses } from "./analysis-migrations.ts";
+import { analyses, analysisThumbnails } from "./analysis-migrations.ts";
 import { feedCopies } from "./feed-migrations.ts";
 import type { Database } from "./schema.ts";
 
@@ -420,6 +420,7 @@ export const provider = (dialect: "sqlite" | "postgres"): MigrationProvider => (
     "2026-11-27-feed-copies": feedCopies(dialect),
     "2026-11-27-relations-from": relationsFrom,
     "2026-11-27-analyses": analyses(dialect),
+    "2026-11-27-analysis-thumbnails": analysisThumbnails(dialect),
   }),
 });
 

@@ -3,7 +3,12 @@
  * flags are 0/1 integers, attribute maps are JSON text — so one set of queries serves both.
  */
 import type { Generated } from "kysely";
-import type { AnalysesTable, AnalysisIndicatorsTable, AnalysisNodesTable } from "./analysis-schema.ts";
+import type {
+  AnalysesTable,
+  AnalysisIndicatorsTable,
+  AnalysisNodesTable,
+  AnalysisThumbnailsTable,
+} from "./analysis-schema.ts";
 import type { FeedCopiesTable, FeedEntriesTable } from "./feed-schema.ts";
 
 export interface SuperTypesTable {
@@ -308,4 +313,5 @@ export interface Database {
   analyses: AnalysesTable;
   analysis_nodes: AnalysisNodesTable;
   analysis_indicators: AnalysisIndicatorsTable;
+  analysis_thumbnails: AnalysisThumbnailsTable;
 }

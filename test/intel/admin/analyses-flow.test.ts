@@ -14,12 +14,13 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { createUser } from "../../../src/intel/store/accounts.ts";
+import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
 import { launchChromium, screenshot } from "../../helpers/browser.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
 import { describeOnDatabase, describeOnEachDatabase } from "../../helpers/databases.ts";
 import { multipartEmail } from "../../helpers/documents.ts";
 import { vtFixture } from "../../helpers/fake-virustotal.ts";
+import { RED, solid } from "../../helpers/images.ts";
 import { type MarkingVendors, startMarkingVendors } from "../../helpers/marking-vendors.ts";
 import { type RealProcess, startFilesProcess } from "../../helpers/real-process.ts";
 import { BIDI_NAME, MARKUP_NAME } from "../../helpers/report-samples.ts";
@@ -264,9 +265,9 @@ describeOnDatabase(
 
     it("shows names with markup and bidi controls as text", async () => {
       const zip = storedZip({ [MARKUP_NAME]: "markup in a name", [BIDI_NAME]: "bidi in a name" });
-      // No slash: the server keeps a name's last path part only.
-      // No double quote either: Chromium sends it as %22 in a multipart file name.
-      const name = "<img src=x onerror=alert(1)><b>bold.zip";
+      // Its slash is markup, not a folder: the whole name is kept (it was cut to "b>.zip" once).
+      // No double quote: Chromium sends it as %22 in a multipart file name.
+      const name = "<img src=x onerror=alert(1)><b>bold</b>.zip";
       await page.goto(`${panel}/analyse`);
       await page.setInputFiles('input[type="file"]', { name, mimeType: "application/zip", buffer: zip });
       await page.click('#analyse button[type="submit"]');
@@ -280,9 +281,54 @@ describeOnDatabase(
       );
       assert.notEqual(await page.title(), "1");
       const names = await page.locator("#report-tree details.node > summary .name").allTextContents();
+      assert.equal(names[0], name);
       assert.deepEqual(names.slice(1).sort(), [MARKUP_NAME, "invoice<U+202E>txt.exe"].sort());
       await assertNoSidewaysScroll(page, "hostile names");
       await screenshot(page, "analyses-375-hostile-names");
+    });
+
+    it("shows an image's thumbnail in its report; an administrator shares it and a regular user's key then lists it", async () => {
+      const store = stack.server.services.store.db;
+      const regular = await createUser(store, "regular", "regular-password", false);
+      const { key } = await createToken(store, regular.id);
+      const name = "red-square.png";
+      const listed = async () => {
+        const res = await fetch(`${stack.server.url}/api/analyses/?q=${name}`, {
+          headers: { authorization: `Token ${key}` },
+        });
+        return ((await res.json()) as { count: number }).count;
+      };
+      await page.goto(`${panel}/analyse`);
+      await page.setInputFiles('input[type="file"]', {
+        name,
+        mimeType: "image/png",
+        buffer: await solid(300, 300, RED).png().toBuffer(),
+      });
+      await page.click('#analyse button[type="submit"]');
+      await page.waitForURL(/\/analyses\/[0-9a-f-]{36}$/);
+      await page.waitForSelector("#report-verdict", { timeout: WAIT_MS });
+      const thumbnail = page.locator("#report img.thumbnail");
+      await thumbnail.waitFor();
+      // The PNG the page loaded from the panel's thumbnail route: 256 pixels a side (the default box).
+      const width = await thumbnail.evaluate(async (img) => {
+        const image = img as unknown as { decode(): Promise<void>; naturalWidth: number };
+        await image.decode();
+        return image.naturalWidth;
+      });
+      assert.equal(width, 256);
+      assert.equal(await thumbnail.getAttribute("alt"), `Thumbnail of ${name}`);
+      await screenshot(page, "analyses-375-thumbnail");
+      assert.equal(await listed(), 0, "not shared yet: the regular user's key sees nothing");
+      await page.click('#share-form button:has-text("Share with every user")');
+      await page.waitForSelector("#analysis-shared.badge");
+      assert.match((await page.textContent(".flash")) ?? "", /is shared: every user's key sees it/);
+      assert.equal(await listed(), 1, "shared: the regular user's key lists it");
+      await page.goto(`${panel}/analyses?q=${name}`);
+      assert.equal(await page.locator("table.analyses .badge.shared").count(), 1);
+      await page.goBack();
+      await page.click('#share-form button:has-text("Stop sharing")');
+      await page.waitForSelector("#analysis-shared.muted");
+      assert.equal(await listed(), 0, "taken back");
     });
 
     it("draws a 1,000-node tree a page of children at a time, and opens the rest on demand", async () => {
@@ -299,6 +345,12 @@ describeOnDatabase(
       await page.waitForURL(/\/analyses\/[0-9a-f-]{36}$/);
       await page.waitForSelector("#report-verdict", { timeout: WAIT_MS });
       assert.equal((await page.textContent("#report-tree-title .count"))?.trim(), "1001");
+      const served = await page.request.get(page.url(), { headers: { "accept-encoding": "gzip" } });
+      assert.equal(
+        served.headers()["content-encoding"],
+        "gzip",
+        "the page (its 1.5 MB analysis) is sent gzipped",
+      );
       // The root and its first 100 children: nothing else is in the page yet.
       assert.equal(await page.locator("details.node").count(), 101);
       assert.equal(await page.locator("details.node[open]").count(), 1);
@@ -309,6 +361,8 @@ describeOnDatabase(
       assert.equal(await urls.getAttribute("open"), null);
       assert.equal(await page.locator("#report-indicators tbody tr").count(), 0);
       await urls.locator("summary").click();
+      // Drawn on the toggle event, which fires after the click returns.
+      await urls.locator("tbody tr").first().waitFor();
       assert.equal(await urls.locator("tbody tr").count(), 100);
       await assertNoSidewaysScroll(page, "1,000-node report");
     });

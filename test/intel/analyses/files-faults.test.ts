@@ -2,13 +2,15 @@
  * A files service that misbehaves, stood up on loopback: an analysis it refuses, answers with
  * something that is not JSON, answers with more than INTEL_ANALYSIS_RESULT_MAX_BYTES or never
  * answers ends `failed` with its reason (`files_service_refused`, `bad_answer`,
- * `result_too_large`, `timeout`), leaves no file behind, and the same intel server goes on.
+ * `result_too_large`, `timeout`), leaves no file behind, and the same intel server goes on. A
+ * thumbnail it refuses or sends too large leaves the analysis of an image done, without one.
  */
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
 import { before, it } from "node:test";
+import { finishedAnalysis, uploadAnalysis } from "../../helpers/analyses.ts";
 import type { TestIntelServer } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { serveOnLoopback } from "../../helpers/loopback.ts";
@@ -30,6 +32,32 @@ const BEHAVIOURS: Record<string, (res: http.ServerResponse) => void> = {
   },
   // Never answers: the analysis' time limit ends it.
   "silent.bin": () => undefined,
+  "refused-thumbnail.png": image,
+  "huge-thumbnail.png": image,
+};
+
+/** An image's answer, small enough for INTEL_ANALYSIS_RESULT_MAX_BYTES. */
+function image(res: http.ServerResponse) {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(
+    JSON.stringify({
+      verdict: { level: "clean", reasons: [] },
+      processors: { extractor: { success: true, analysis: { type: "image/png", extra: {} } } },
+    }),
+  );
+}
+
+/** `/converter/thumbnail` for the upload whose name is the key. */
+const THUMBNAILS: Record<string, (res: http.ServerResponse) => void> = {
+  "refused-thumbnail.png": (res) => {
+    res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ detail: "libvips gave up.", code: "internal_error" }));
+  },
+  // Past INTEL_ANALYSIS_THUMBNAIL_MAX_BYTES (1024 here).
+  "huge-thumbnail.png": (res) => {
+    res.writeHead(200, { "content-type": "image/png" });
+    res.end(Buffer.alloc(64 * 1024));
+  },
 };
 
 /** `close` ends the hanging answer too (serveOnLoopback closes every connection). */
@@ -42,7 +70,8 @@ function startFaultyFiles() {
     });
     req.on("end", () => {
       const name = /filename="([^"]+)"/.exec(body)?.[1] ?? "";
-      BEHAVIOURS[name]?.(res);
+      const behaviours = req.url?.startsWith("/converter/thumbnail") ? THUMBNAILS : BEHAVIOURS;
+      behaviours[name]?.(res);
     });
   });
   return serveOnLoopback(server);
@@ -59,25 +88,12 @@ describeAnalyses(
         FILES_URL: files().url,
         INTEL_ANALYSIS_RESULT_MAX_BYTES: "1024",
         INTEL_ANALYSIS_TIMEOUT_MS: "1000",
+        INTEL_ANALYSIS_THUMBNAIL_MAX_BYTES: "1024",
       });
     });
 
-    const failed = async (name: string): Promise<Json> => {
-      const body = new FormData();
-      body.append("file", new Blob([`${kind} ${name}`]), name);
-      const res = await fetch(`${server.url}/api/analyses/`, {
-        method: "POST",
-        headers: { authorization: `Token ${server.key}` },
-        body,
-      });
-      const created = await json(res);
-      assert.equal(res.status, 202, JSON.stringify(created));
-      for (const deadline = Date.now() + 60_000; ; ) {
-        const got = await json(await server.api(`/api/analyses/${created.id}/`));
-        if (got.status !== "pending" || Date.now() > deadline) return got;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const finished = async (name: string): Promise<Json> =>
+      finishedAnalysis(server, await uploadAnalysis(server, `${kind} ${name}`, name));
 
     it("ends each analysis failed with its reason, and keeps no file", async () => {
       const expected: Record<string, string> = {
@@ -87,12 +103,22 @@ describeAnalyses(
         "silent.bin": "timeout",
       };
       for (const [name, code] of Object.entries(expected)) {
-        const got = await failed(name);
+        const got = await finished(name);
         assert.deepEqual([got.status, got.error?.code, got.result], ["failed", code, null], name);
       }
-      assert.match((await failed("refused.bin")).error.detail, /larger than the limit/);
+      assert.match((await finished("refused.bin")).error.detail, /larger than the limit/);
       assert.deepEqual(await readdir(path.join(folder.dataDir, "analyses")), []);
       assert.equal((await server.api("/api/analyses/")).status, 200, "the server goes on");
+    });
+
+    it("keeps an image's analysis done, without a thumbnail, when the thumbnail is refused or too large", async () => {
+      for (const name of ["refused-thumbnail.png", "huge-thumbnail.png"]) {
+        const got = await finished(name);
+        assert.deepEqual([got.status, got.verdict, got.thumbnail], ["done", "clean", false], name);
+        const png = await server.api(`/api/analyses/${got.id}/thumbnail/`);
+        assert.deepEqual([png.status, (await json(png)).code], [404, "no_thumbnail"], name);
+      }
+      assert.deepEqual(await readdir(path.join(folder.dataDir, "analyses")), []);
     });
   },
 );

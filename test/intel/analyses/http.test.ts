@@ -5,8 +5,8 @@
  * zip opened with the upload's password is malicious at its path; the history finds it by a
  * child's sha256; the same file again is answered from storage with its age; another user's key
  * sees nothing; a RED file's indicators reach the offline IP database and the user's own MISP,
- * never the public vendor, and the graph links the file to them; hostile names are data; a file
- * past the limit is 413.
+ * never the public vendor, and the graph links the file to them; an image gets a thumbnail only
+ * those who may see its analysis see; hostile names are data; a file past the limit is 413.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -17,6 +17,7 @@ import { auditPage } from "../../../src/intel/services/audit.ts";
 import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
 import { multipartEmail } from "../../helpers/documents.ts";
+import { pixelAt, RED, sizeOf, solid } from "../../helpers/images.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { type MarkingVendors, startMarkingVendors } from "../../helpers/marking-vendors.ts";
 import { startFilesProcess } from "../../helpers/real-process.ts";
@@ -267,10 +268,34 @@ describeAnalyses(
       );
     });
 
+    it("keeps a PNG thumbnail of an image, for whoever may see the analysis, also when the cache answers", async () => {
+      const photo = await solid(640, 320, RED).png().toBuffer();
+      const done = await analyse(photo, `photo-${kind}.png`);
+      assert.deepEqual([done.status, done.thumbnail], ["done", true], JSON.stringify(done.error));
+      const res = await call(`/api/analyses/${done.id}/thumbnail/`);
+      assert.deepEqual([res.status, res.headers.get("content-type")], [200, "image/png"]);
+      const png = Buffer.from(await res.arrayBuffer());
+      // Fits the 256-pixel box (INTEL_ANALYSIS_THUMBNAIL_SIDE), its ratio kept.
+      assert.deepEqual(await sizeOf(png), { width: 256, height: 128, format: "png" });
+      assert.deepEqual(await pixelAt(png, 128, 64), [255, 0, 0, 255]);
+      const stranger = await call(`/api/analyses/${done.id}/thumbnail/`, {}, otherKey);
+      assert.deepEqual([stranger.status, (await json(stranger)).code], [404, "not_found"]);
+      const again = await json(await upload(photo, "again.png"));
+      assert.deepEqual([again.cached_from, again.thumbnail], [done.id, true]);
+      assert.equal((await call(`/api/analyses/${again.id}/thumbnail/`)).status, 200);
+      const text = await analyse(`not an image ${kind}`, "note.txt");
+      assert.equal(text.thumbnail, false);
+      const none = await call(`/api/analyses/${text.id}/thumbnail/`);
+      assert.deepEqual([none.status, (await json(none)).code], [404, "no_thumbnail"]);
+    });
+
     it("keeps a hostile name as data, refuses a file past the limit with 413 and other bodies with 400, leaving no file", async () => {
-      const hostile = "<img src=x onerror=alert(1)><svg onload=alert('x')>&lt;.txt";
-      const done = await analyse("x", hostile);
+      // Slashes inside markup are part of the name, not folders.
+      const hostile = "<img src=x onerror=alert(1)><svg onload=alert('x')></svg><b>&lt;</b>.txt";
+      const done = await analyse("x", `${hostile}\u0007`);
       assert.equal(done.name, hostile);
+      const root = done.result.processors.extractor.analysis.extra.tree.nodes[0];
+      assert.deepEqual([root.path, root.name], [hostile, hostile], "the files service keeps it whole too");
       const big = await upload(Buffer.alloc(200_001), "big.bin");
       assert.deepEqual([big.status, (await json(big)).code], [413, "file_too_large"]);
       const notMultipart = await call("/api/analyses/", {

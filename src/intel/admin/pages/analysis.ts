@@ -1,22 +1,24 @@
 /**
- * One analysis' report: its facts and marking, the enrich action (its indicators asked of intel
- * with the file's TLP/PAP, each verdict shown inline), the JSON download, the file in the graph,
- * and the report itself (report-view.ts, drawn by static/report.js). A pending analysis' page
- * waits for the result through the JSON route below, then draws it.
+ * One analysis' report: its facts, marking and sharing (analysis-share.ts), the enrich action
+ * (its indicators asked of intel with the file's TLP/PAP, each verdict shown inline), the JSON
+ * download, the file in the graph, the thumbnail of an image, and the report itself
+ * (report-view.ts, drawn by static/report.js).
+ * A pending analysis' page waits for the result through the JSON route below, then draws it.
  */
 import { Type } from "typebox";
 import type { App } from "../../../common/http.ts";
 import type { AnalysisView, IndicatorVerdict } from "../../services/analyses.ts";
 import { sampleEntityId } from "../../services/analysis-entity.ts";
-import { type AdminDeps, redirectWithFlash, sendPage } from "../context.ts";
+import { type AdminDeps, redirectWithFlash, sendPage, signedIn } from "../context.ts";
 import { type Html, html } from "../html.ts";
 import { ago, when } from "../layout.ts";
 import { REPORT_SCRIPTS, reportSection } from "../report-view.ts";
 import { analysesOf, panelViewer } from "./analyse.ts";
+import { registerAnalysisShare, shareFact } from "./analysis-share.ts";
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
-type Analysis = AnalysisView & { indicators: IndicatorVerdict[] };
+type Analysis = AnalysisView & { indicators: IndicatorVerdict[]; thumbnail?: boolean };
 
 function size(bytes: number): string {
   return bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KB (${bytes} bytes)`;
@@ -33,7 +35,7 @@ function statusLine(a: Analysis): Html {
   return html`<span class="status ok" id="analysis-status">done</span>${cached}`;
 }
 
-function facts(a: Analysis): Html {
+function facts(deps: AdminDeps, a: Analysis, csrf: string): Html {
   return html`<dl class="facts analysis-facts">
   <dt>File</dt><dd class="subject">${a.name}</dd>
   <dt>SHA-256</dt><dd><code class="hash">${a.sha256}</code></dd>
@@ -41,6 +43,7 @@ function facts(a: Analysis): Html {
   <dt>Marking</dt><dd>TLP:${a.tlp} / PAP:${a.pap}</dd>
   <dt>Sent by</dt><dd>${a.user ?? "—"}, ${when(a.created)}</dd>
   <dt>Status</dt><dd>${statusLine(a)}</dd>
+  ${shareFact(deps, a, csrf)}
 </dl>`;
 }
 
@@ -67,10 +70,10 @@ export function registerAnalysis(admin: App, deps: AdminDeps): void {
         return redirectWithFlash(reply, deps, "/analyses", { kind: "error", text: "No such analysis." });
       const a = JSON.parse(json) as Analysis;
       const entity = await sampleEntityId(deps.services, a);
-      const body = html`${facts(a)}
+      const body = html`${facts(deps, a, signedIn(req).csrf)}
 ${actions(deps, a, entity ? `${deps.prefix}/entities/${entity}` : undefined)}
 <div id="analysis-page" data-json="${deps.prefix}/analyses/${encodeURIComponent(a.id)}/json" data-status="${a.status}"></div>
-${reportSection(json, { prefix: deps.prefix })}`;
+${reportSection(json, { prefix: deps.prefix, thumbnail: a.thumbnail ? `${deps.prefix}/analyses/${encodeURIComponent(a.id)}/thumbnail` : undefined })}`;
       return sendPage(req, reply, deps, {
         title: `Analysis of ${a.name}`,
         active: "analyses",
@@ -81,10 +84,19 @@ ${reportSection(json, { prefix: deps.prefix })}`;
     },
   );
   registerAnalysisCalls(admin, deps);
+  registerAnalysisShare(admin, deps);
 }
 
-/** The page's JSON calls: the analysis (also the download), its enrichment, its file in the graph. */
+/** The page's calls: the analysis (also the download), its thumbnail, its enrichment, its file in the graph. */
 function registerAnalysisCalls(admin: App, deps: AdminDeps): void {
+  admin.get<{ Params: { id: string } }>(
+    "/analyses/:id/thumbnail",
+    { schema: { hide: true, params: Params } },
+    async (req, reply) => {
+      const png = await analysesOf(deps).thumbnail(panelViewer(req), req.params.id);
+      return reply.type("image/png").header("cache-control", "private, max-age=3600").send(png);
+    },
+  );
   admin.get<{ Params: { id: string }; Querystring: { download?: string } }>(
     "/analyses/:id/json",
     {

@@ -50,7 +50,7 @@ function row(deps: AdminDeps, a: AnalysisView): Html {
     ? html`<span class="assessment" data-assessment="${a.verdict}">${a.verdict}</span>`
     : html`<span class="status ${a.status === "failed" ? "failed" : "processing"}">${a.status}</span>`;
   return html`<tr>
-  <td><a href="${deps.prefix}/analyses/${encodeURIComponent(a.id)}" class="subject">${a.name}</a><br><code class="hash small muted">${a.sha256}</code></td>
+  <td><a href="${deps.prefix}/analyses/${encodeURIComponent(a.id)}" class="subject">${a.name}</a>${a.shared ? html` <span class="badge shared">shared</span>` : ""}<br><code class="hash small muted">${a.sha256}</code></td>
   <td>${verdict}</td>
   <td>${a.tlp} / ${a.pap}</td>
   <td>${a.user ?? "—"}</td>
