@@ -1,11 +1,22 @@
 /**
  * HTTP clients of a files service seen from distinct remote addresses (127.0.0.x all reach the
- * loopback server on Linux): the service's fair share of YARA workers is per remote address.
+ * loopback server on Linux): the service's fair shares (YARA workers, extraction processes) are
+ * per remote address.
  */
 import { Agent, FormData, fetch } from "undici";
 
 export interface AddressedClient {
-  /** POSTs `file` and `fields` as multipart to `url`; resolves with the status and parsed body. */
+  /** The remote address the service sees. */
+  localAddress: string;
+  /** POSTs `file` (named `filename`) and `fields` as multipart to `url`; resolves with the response. */
+  send(
+    url: string,
+    file: Uint8Array | string,
+    filename: string,
+    fields: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<Response>;
+  /** Like `send`, and parses the answer as JSON: its status and body. */
   post(
     url: string,
     file: Uint8Array | string,
@@ -17,12 +28,18 @@ export interface AddressedClient {
 
 export function clientFrom(localAddress: string): AddressedClient {
   const dispatcher = new Agent({ localAddress });
+  const send: AddressedClient["send"] = async (url, file, filename, fields, signal) => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append("file", new Blob([typeof file === "string" ? file : new Uint8Array(file)]), filename);
+    const res = await fetch(url, { method: "POST", body: form, dispatcher, ...(signal ? { signal } : {}) });
+    return res as unknown as Response;
+  };
   return {
+    localAddress,
+    send,
     async post(url, file, fields, signal) {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(fields)) form.append(k, v);
-      form.append("file", new Blob([typeof file === "string" ? file : new Uint8Array(file)]), "c.bin");
-      const res = await fetch(url, { method: "POST", body: form, dispatcher, ...(signal ? { signal } : {}) });
+      const res = await send(url, file, "c.bin", fields, signal);
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     close: () => dispatcher.close(),
