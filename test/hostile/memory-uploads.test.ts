@@ -9,7 +9,7 @@ import { readdir } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import { postFile } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
-import { connect, multipartHead, RAW_BOUNDARY } from "../helpers/raw-upload.ts";
+import { connect, MULTIPART_END, multipartHead } from "../helpers/raw-upload.ts";
 import { assertSurvived, type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 
 const RULES = 'rule hit { strings: $a = "loupe" condition: $a }';
@@ -100,7 +100,7 @@ describe("hostile: uploads kept in memory (rulematch within UPLOAD_MEMORY_MAX)",
     // Announces 300 bytes (the multipart head fits, the file and closing boundary do not), sends 60 KB.
     socket.write(head(300));
     socket.write(Buffer.alloc(60_000, 0x42));
-    socket.end(`\r\n--${RAW_BOUNDARY}--\r\n`);
+    socket.end(MULTIPART_END);
     const text = await reply;
     // The 300 bytes are a truncated form (400); what follows them is not HTTP, so the parser
     // answers 400 and closes the connection. Nothing is ever matched or answered 200.

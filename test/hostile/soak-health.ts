@@ -8,9 +8,19 @@ import { readdir, readFile } from "node:fs/promises";
 
 const ENGINES = ["sharp", "extractor", "clamd", "yara", "yara_native", "yara_share", "iocs"];
 
+/** A pool of processes as health describes it: "2 of 2 … started (0 busy, 2 idle, 0 starting, 0 waiting)". */
+interface PoolClaims {
+  started: number;
+  size: number;
+  busy: number;
+  idle: number;
+  starting: number;
+  waiting: number;
+}
+
 interface Claims {
-  extraction: { started: number; size: number; running: number };
-  native: { started: number; size: number; busy: number; idle: number; starting: number; waiting: number };
+  extraction: PoolClaims & { running: number };
+  native: PoolClaims;
   wasm: { started: number; size: number };
   iocs: { started: number; size: number };
   /** Every engine's detail, for the watchdog's word. */
@@ -22,23 +32,23 @@ type Engines = Record<string, { ready?: boolean; detail?: string }>;
 const numbers = (text: string | undefined, pattern: RegExp, what: string): number[] => {
   const m = pattern.exec(text ?? "");
   if (!m) throw new Error(`health no longer says ${what}: ${text}`);
-  return m.slice(1).map(Number);
+  return m.slice(1).map((n) => Number(n ?? 0));
 };
+
+function poolClaims(detail: string | undefined, noun: string): PoolClaims {
+  const state = "(?: \\((\\d+) busy, (\\d+) idle, (\\d+) starting, (\\d+) waiting\\))?";
+  const [started = 0, size = 0, busy = 0, idle = 0, starting = 0, waiting = 0] = numbers(
+    detail,
+    new RegExp(`(\\d+) of (\\d+) ${noun} started${state}`),
+    noun,
+  );
+  return { started, size, busy, idle, starting, waiting };
+}
 
 /** The counts health gives, read from its details. */
 function claimsOf(engines: Engines): Claims {
   const extractor = engines.extractor?.detail;
-  const [eStarted = 0, eSize = 0] = numbers(
-    extractor,
-    /(\d+) of (\d+) extraction processes started/,
-    "extraction processes",
-  );
   const [running = 0] = numbers(extractor, /(\d+) running/, "extractions running");
-  const [started = 0, size = 0, busy = 0, idle = 0, starting = 0, waiting = 0] = numbers(
-    engines.yara_native?.detail,
-    /(\d+) of (\d+) native scan processes started(?: \((\d+) busy, (\d+) idle, (\d+) starting, (\d+) waiting\))?/,
-    "native scan processes",
-  ).map((n) => n || 0);
   const [wStarted = 0, wSize = 0] = numbers(
     engines.yara?.detail,
     /(\d+) of (\d+) workers started/,
@@ -50,8 +60,8 @@ function claimsOf(engines: Engines): Claims {
     "iocs workers",
   );
   return {
-    extraction: { started: eStarted, size: eSize, running },
-    native: { started, size, busy, idle, starting, waiting },
+    extraction: { ...poolClaims(extractor, "extraction processes"), running },
+    native: poolClaims(engines.yara_native?.detail, "native scan processes"),
     wasm: { started: wStarted, size: wSize },
     iocs: { started: iStarted, size: iSize },
     text: Object.values(engines)
@@ -97,20 +107,15 @@ function boundLies(engines: Engines, c: Claims, live: Awaited<ReturnType<typeof 
   const lies: string[] = [];
   for (const name of ENGINES)
     if (engines[name]?.ready !== true) lies.push(`${name} not ready: ${JSON.stringify(engines[name])}`);
-  for (const [name, pool] of Object.entries({
-    extraction: c.extraction,
-    native: c.native,
-    wasm: c.wasm,
-    iocs: c.iocs,
-  }))
+  const pools = { extraction: c.extraction, native: c.native };
+  for (const [name, pool] of Object.entries({ ...pools, wasm: c.wasm, iocs: c.iocs }))
     if (pool.started > pool.size) lies.push(`${pool.started} of ${pool.size} ${name} started`);
-  const n = c.native;
-  if (n.busy + n.idle + n.starting > n.started)
-    lies.push(`native: ${n.busy} busy + ${n.idle} idle + ${n.starting} starting of ${n.started} started`);
-  if (c.extraction.started !== live.extraction)
-    lies.push(`${c.extraction.started} extraction processes said started, ${live.extraction} alive`);
-  if (c.native.started !== live.native)
-    lies.push(`${c.native.started} native scan processes said started, ${live.native} alive`);
+  for (const [name, p] of Object.entries(pools)) {
+    if (p.busy + p.idle + p.starting > p.started)
+      lies.push(`${name}: ${p.busy} busy + ${p.idle} idle + ${p.starting} starting of ${p.started} started`);
+    if (p.started !== live[name as keyof typeof pools])
+      lies.push(`${name}: ${p.started} processes said started, ${live[name as keyof typeof pools]} alive`);
+  }
   return lies;
 }
 
@@ -119,11 +124,12 @@ function settledLies(c: Claims): string[] {
   const lies: string[] = [];
   if (c.extraction.running !== 0)
     lies.push(`${c.extraction.running} extractions said running with none sent`);
-  const n = c.native;
-  if (n.busy !== 0 || n.waiting !== 0)
-    lies.push(`native: ${n.busy} busy, ${n.waiting} waiting with no scan sent`);
-  if (n.idle + n.starting !== n.started)
-    lies.push(`native: ${n.started} started but ${n.idle} idle, ${n.starting} starting`);
+  for (const [name, p] of Object.entries({ extraction: c.extraction, native: c.native })) {
+    if (p.busy !== 0 || p.waiting !== 0)
+      lies.push(`${name}: ${p.busy} busy, ${p.waiting} waiting with nothing sent`);
+    if (p.idle + p.starting !== p.started)
+      lies.push(`${name}: ${p.started} started but ${p.idle} idle, ${p.starting} starting`);
+  }
   if (/watchdog/.test(c.text))
     lies.push(`a pool lost a process: ${c.text.split("\n").find((l) => /watchdog/.test(l))}`);
   return lies;

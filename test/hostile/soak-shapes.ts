@@ -102,9 +102,9 @@ function bodyShapes(limits: SoakLimits): Shape[] {
   ];
 }
 
-/** Every hostile shape. */
+/** Every hostile shape, the kinds taking turns (a lane meets every kind within a few requests). */
 export async function hostileShapes(limits: SoakLimits): Promise<Shape[]> {
-  return [
+  return takingTurns([
     ...yaraShapes(),
     ...(await imageShapes()),
     ...extractCases.map((c) =>
@@ -114,5 +114,14 @@ export async function hostileShapes(limits: SoakLimits): Promise<Shape[]> {
     ...costlyArchiveShapes(),
     ...bodyShapes(limits),
     ...cutUploadShapes(limits),
-  ];
+  ]);
+}
+
+/** The shapes reordered so that each kind comes in turn: y, i, e, x, a, b, u, y, i, e… */
+function takingTurns(shapes: Shape[]): Shape[] {
+  const byKind = Map.groupBy(shapes, (s) => s.kind);
+  const longest = Math.max(...[...byKind.values()].map((list) => list.length));
+  return Array.from({ length: longest }, (_, i) =>
+    [...byKind.values()].flatMap((list) => list[i] ?? []),
+  ).flat();
 }

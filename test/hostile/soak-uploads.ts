@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type net from "node:net";
-import { connect, multipartHead } from "../helpers/raw-upload.ts";
+import { connect, MULTIPART_END, multipartHead, multipartLength } from "../helpers/raw-upload.ts";
 import { storedZip } from "../helpers/zip.ts";
 import { multipart, type Shape, type SoakLimits } from "./soak-requests.ts";
 
@@ -75,7 +75,7 @@ function answerOn(socket: net.Socket): Promise<string> {
   });
 }
 
-/** Announces and sends `bytes` of file, a megabyte at a time, until the service answers. */
+/** Announces and sends a file of `bytes`, a megabyte at a time, until the service answers. */
 function oversize(bytes: number) {
   return async (socket: net.Socket) => {
     const answer = answerOn(socket);
@@ -83,10 +83,13 @@ function oversize(bytes: number) {
     void answer.then(() => {
       answered = true;
     });
+    socket.write(multipartHead("/analyzer/extractor", multipartLength({}, bytes), {}));
     const chunk = Buffer.alloc(MiB, 0x41);
-    socket.write(multipartHead("/analyzer/extractor", bytes + 200, {}));
-    for (let sent = 0; sent < bytes && !answered && !socket.destroyed; sent += MiB)
-      await new Promise<void>((resolve) => socket.write(chunk, () => resolve()));
+    for (let sent = 0; sent < bytes && !answered && !socket.destroyed; sent += chunk.length) {
+      const part = chunk.subarray(0, Math.min(chunk.length, bytes - sent));
+      await new Promise<void>((resolve) => socket.write(part, () => resolve()));
+    }
+    if (!answered) socket.write(MULTIPART_END);
     return answer;
   };
 }

@@ -1,7 +1,7 @@
 /**
- * Issue 27, the short soak: 30 s of the hostile shapes the issue names (runaway YARA loops and
+ * Issue 27, the short soak: 20 s of the hostile shapes the issue names (runaway YARA loops and
  * operator chains, costly 7z key derivations and wrong passwords, a small 7z with encrypted names,
- * an RLE8 BMP of 100 megapixels, compressed bombs, deep zip-of-zips, an ELF of two million
+ * an RLE8 BMP of 100 megapixels, a gzip bomb, deep zip-of-zips, an ELF of two million
  * symbols, over-size bodies, uploads cut off or stalled) from three addresses, beside ordinary
  * extractions, rule matches, thumbnails and antivirus scans, against one files process and a real
  * clamd. Every ordinary answer must be right, every hostile one of a right kind, and health true
@@ -22,7 +22,6 @@ const NAMED = [
   /^small 7z with encrypted names/,
   /^BMP RLE8 1×100,000,000/,
   /^gzip in gzip/,
-  /^xz stream/,
   /^zips nested 40 deep/,
   /^zip of 6 zips/,
   /^ELF of 2,000,000 symbols/,
@@ -38,15 +37,14 @@ describe("a soak of hostile shapes and ordinary requests against one files proce
   let shapes: Awaited<ReturnType<typeof hostileShapes>>;
   before(async () => {
     shapes = (await hostileShapes(SOAK_LIMITS)).filter((s) => NAMED.some((n) => n.test(s.name)));
-    await prepareShapes(shapes);
-    target = await startSoakTarget();
+    [target] = await Promise.all([startSoakTarget(), prepareShapes(shapes)]);
   });
   after(() => target?.close());
 
   it("answers every ordinary request right, every hostile one in bounds, and health stays true", async (t) => {
     assert.equal(shapes.length, NAMED.length + 1, shapes.map((s) => s.name).join("\n"));
     const report = await soak(target.files, {
-      durationMs: 30_000,
+      durationMs: 20_000,
       shapes,
       hostileLanes: 3,
       ordinaryBoundMs: 120_000,
