@@ -76,6 +76,8 @@ try {
     `health: ${report.healthChecks} checks, ${report.healthPassed} passed; lies: ${report.healthLies.length}`,
   );
   for (const line of report.healthLies.slice(0, 20)) console.log(`    ${line}`);
+  console.log("the service's log at warn level and above:");
+  for (const [msg, n] of target.logged) console.log(`  ${n} × ${msg}`);
   const bad = report.failures.length + report.healthLies.length + report.unexpected.length;
   process.exitCode = bad === 0 ? 0 : 1;
 } finally {

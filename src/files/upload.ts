@@ -313,6 +313,9 @@ function translateMultipartError(err: unknown, limits: UploadLimits): unknown {
     case "FST_FIELDS_LIMIT":
     case "FST_PARTS_LIMIT":
       return badRequest("too_many_fields", `Too many form fields (at most ${MAX_FIELDS}).`);
+    case "ECONNRESET":
+      // The client hung up mid-body (Node's "aborted"): its fault, not ours, and nobody hears the answer.
+      return badRequest("upload_aborted", "The client closed the connection before the upload ended.");
     case "FST_INVALID_MULTIPART_CONTENT_TYPE":
     case "FST_PROTO_VIOLATION":
       return badRequest("invalid_multipart", "The multipart body is malformed.");

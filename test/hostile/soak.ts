@@ -48,25 +48,61 @@ const message = (err: unknown): string =>
     : String(err);
 
 /** The limits the soak's files process runs with: tight enough that hostile work ends in seconds. */
-export const SOAK_LIMITS: SoakLimits = { maxFileSize: 64_000_000, maxFieldSize: 4_000_000, bodyIdleMs: 2000 };
+export const SOAK_LIMITS: SoakLimits = {
+  maxFileSize: 64_000_000,
+  maxFieldSize: 4_000_000,
+  // A client on a loaded machine can go unscheduled for seconds (3–6 s seen at load 20 on 2 cores).
+  bodyIdleMs: 10_000,
+};
+
+export interface SoakTarget {
+  files: RealProcess;
+  /** What the service logged at warn level or above, by message, with how often. */
+  logged: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** Counts the messages of the pino lines in `chunk` at warn level (40) or above. */
+function countWarnings(logged: Map<string, number>) {
+  let partial = "";
+  return (chunk: Buffer) => {
+    const lines = (partial + chunk.toString("utf8")).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      let entry: { level?: number; msg?: string; err?: { message?: string } } = {};
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        entry = { level: 40, msg: line.slice(0, 200) }; // not pino's: printed by something else
+      }
+      const said = `${entry.msg ?? ""}${entry.err?.message ? `: ${entry.err.message.slice(0, 200)}` : ""}`;
+      if ((entry.level ?? 0) >= 40) logged.set(said, (logged.get(said) ?? 0) + 1);
+    }
+  };
+}
 
 /** A real clamd and one files process using it, with the soak's limits. */
-export async function startSoakTarget(): Promise<{ files: RealProcess; close(): Promise<void> }> {
+export async function startSoakTarget(): Promise<SoakTarget> {
   const clamd = await startTestClamd();
-  const files = await startFilesProcess({
-    CLAMD_SOCKET: "socket" in clamd.address ? clamd.address.socket : "",
-    MAX_FILE_SIZE: String(SOAK_LIMITS.maxFileSize),
-    MAX_FORM_FIELD_SIZE: String(SOAK_LIMITS.maxFieldSize),
-    HTTP_BODY_IDLE_TIMEOUT_MS: String(SOAK_LIMITS.bodyIdleMs),
-    EXTRACT_WORKERS: "2",
-    EXTRACT_MEMORY_MB: "512",
-    EXTRACT_TIMEOUT_MS: "30000",
-    EXTRACT_MAX_ARCHIVE_BYTES: "50000000",
-    YARA_WORKERS: "2",
-    SCAN_TIMEOUT_MS: "20000",
-  });
+  const logged = new Map<string, number>();
+  const files = await startFilesProcess(
+    {
+      CLAMD_SOCKET: "socket" in clamd.address ? clamd.address.socket : "",
+      MAX_FILE_SIZE: String(SOAK_LIMITS.maxFileSize),
+      MAX_FORM_FIELD_SIZE: String(SOAK_LIMITS.maxFieldSize),
+      HTTP_BODY_IDLE_TIMEOUT_MS: String(SOAK_LIMITS.bodyIdleMs),
+      EXTRACT_WORKERS: "2",
+      EXTRACT_MEMORY_MB: "512",
+      EXTRACT_TIMEOUT_MS: "30000",
+      EXTRACT_MAX_ARCHIVE_BYTES: "50000000",
+      YARA_WORKERS: "2",
+      SCAN_TIMEOUT_MS: "20000",
+    },
+    countWarnings(logged),
+  );
   return {
     files,
+    logged,
     close: async () => {
       await files.close();
       await clamd.stop();

@@ -3,7 +3,8 @@
  * loopback server on Linux): the service's fair shares (YARA workers, extraction processes) are
  * per remote address.
  */
-import { Agent, FormData, fetch } from "undici";
+import { Agent, fetch } from "undici";
+import { multipartBody } from "../helpers/multipart-body.ts";
 
 export interface AddressedClient {
   /** The remote address the service sees. */
@@ -29,10 +30,14 @@ export interface AddressedClient {
 export function clientFrom(localAddress: string): AddressedClient {
   const dispatcher = new Agent({ localAddress });
   const send: AddressedClient["send"] = async (url, file, filename, fields, signal) => {
-    const form = new FormData();
-    for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    form.append("file", new Blob([typeof file === "string" ? file : new Uint8Array(file)]), filename);
-    const res = await fetch(url, { method: "POST", body: form, dispatcher, ...(signal ? { signal } : {}) });
+    const upload = multipartBody(Buffer.from(file), filename, fields);
+    const res = await fetch(url, {
+      method: "POST",
+      body: upload.body,
+      headers: { "content-type": upload.contentType },
+      dispatcher,
+      ...(signal ? { signal } : {}),
+    });
     return res as unknown as Response;
   };
   return {
