@@ -1,7 +1,8 @@
 /**
- * A multipart upload built whole in memory: sent as one buffer, it costs its client nothing while
- * it goes out (undici's FormData encoder held the event loop for seconds on a 48 MB Blob, long
- * enough for the service's body idle limit to close the upload).
+ * A multipart upload built whole in memory, once: sent as it is (undici's `request`), it costs its
+ * client nothing while it goes out. Encoding and copying a 48 MB file on every send (FormData,
+ * fetch) held the client's event loop for 2–6 s on a loaded machine: long enough for the
+ * service's body idle limit to close the upload.
  */
 
 export interface MultipartBody {

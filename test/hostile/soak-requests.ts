@@ -2,6 +2,7 @@
  * One hostile shape of the soak, and how it is sent: a multipart request whose answer is read as
  * one word (its outcome), built once before the clock starts.
  */
+import { type MultipartBody, multipartBody } from "../helpers/multipart-body.ts";
 import type { AddressedClient } from "./yara-clients.ts";
 
 /** Where a shape is sent: the service, and a client with its own remote address. */
@@ -63,27 +64,27 @@ interface MultipartShape {
   read?: (res: Response) => Promise<string>;
 }
 
-/** A shape sent as one multipart request. */
+/** A shape sent as one multipart request, its body built once. */
 export function multipart(s: MultipartShape): Shape {
-  let payload: Payload | undefined;
+  let prepared: { path: string; upload: MultipartBody } | undefined;
+  const prepare = async () => {
+    if (prepared) return prepared;
+    const p = await s.build();
+    const upload = multipartBody(Buffer.from(p.bytes), p.filename, p.fields ?? {});
+    prepared = { path: `${s.route}${p.query ? `?${p.query}` : ""}`, upload };
+    return prepared;
+  };
   return {
     kind: s.kind,
     name: s.name,
     accept: s.accept,
     abandonable: true,
     async prepare() {
-      payload ??= await s.build();
+      await prepare();
     },
     async send({ url, client }, signal) {
-      payload ??= await s.build();
-      const query = payload.query ? `?${payload.query}` : "";
-      const res = await client.send(
-        `${url}${s.route}${query}`,
-        payload.bytes,
-        payload.filename,
-        payload.fields ?? {},
-        signal,
-      );
+      const { path, upload } = await prepare();
+      const res = await client.sendPrepared(`${url}${path}`, upload, signal);
       return s.read ? s.read(res) : outcomeOf(res, s.processor);
     },
   };
