@@ -4,11 +4,13 @@
  * checked, against one files process and a real clamd, for BENCH_SOAK_SECONDS (default 600);
  * health is read every 2 s and checked against the processes it counts, and once more when the
  * hostile lanes stop. Prints the ordinary latencies by kind, the hostile outcomes by kind, and
- * fails on any ordinary failure, health lie or hostile answer outside its shape's right outcomes.
+ * fails on any ordinary failure, health lie, hostile answer outside its shape's right outcomes, or
+ * line the service logged at error level.
  * The latencies follow the machine's load: the figures of a shared machine are upper bounds.
  */
 
 import {
+  errorsLogged,
   prepareShapes,
   SOAK_LIMITS,
   type SoakReport,
@@ -78,7 +80,11 @@ try {
   for (const line of report.healthLies.slice(0, 20)) console.log(`    ${line}`);
   console.log("the service's log at warn level and above:");
   for (const [msg, n] of target.logged) console.log(`  ${n} × ${msg}`);
-  const bad = report.failures.length + report.healthLies.length + report.unexpected.length;
+  const bad =
+    report.failures.length +
+    report.healthLies.length +
+    report.unexpected.length +
+    errorsLogged(target).length;
   process.exitCode = bad === 0 ? 0 : 1;
 } finally {
   await target.close();

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { skipUnlessCommands } from "../helpers/requires.ts";
-import { prepareShapes, SOAK_LIMITS, soak, startSoakTarget } from "./soak.ts";
+import { errorsLogged, prepareShapes, SOAK_LIMITS, soak, startSoakTarget } from "./soak.ts";
 import { hostileShapes } from "./soak-shapes.ts";
 
 /** The shapes the issue names, one or two of each kind (the bench sends all of them). */
@@ -57,6 +57,7 @@ describe("a soak of hostile shapes and ordinary requests against one files proce
     assert.deepEqual(report.failures, []);
     assert.deepEqual(report.unexpected, []);
     assert.deepEqual(report.healthLies, []);
+    assert.deepEqual(errorsLogged(target), [], "a hostile client caused an error in the service's log");
     for (const kind of ["text extraction", "rule match", "thumbnail", "antivirus scan"])
       assert.ok((report.ordinaryMs[kind]?.length ?? 0) >= 2, `${kind} was asked`);
   });

@@ -57,7 +57,7 @@ export const SOAK_LIMITS: SoakLimits = {
 
 export interface SoakTarget {
   files: RealProcess;
-  /** What the service logged at warn level or above, by message, with how often. */
+  /** What the service logged at warn level or above, by level and message ("error: …"), with how often. */
   logged: Map<string, number>;
   close(): Promise<void>;
 }
@@ -75,11 +75,16 @@ function countWarnings(logged: Map<string, number>) {
       } catch {
         entry = { level: 40, msg: line.slice(0, 200) }; // not pino's: printed by something else
       }
-      const said = `${entry.msg ?? ""}${entry.err?.message ? `: ${entry.err.message.slice(0, 200)}` : ""}`;
+      const level = (entry.level ?? 0) >= 50 ? "error" : "warn";
+      const said = `${level}: ${entry.msg ?? ""}${entry.err?.message ? `: ${entry.err.message.slice(0, 200)}` : ""}`;
       if ((entry.level ?? 0) >= 40) logged.set(said, (logged.get(said) ?? 0) + 1);
     }
   };
 }
+
+/** The service's error-level log lines: a hostile client must never cause one. */
+export const errorsLogged = (target: SoakTarget): string[] =>
+  [...target.logged].filter(([said]) => said.startsWith("error:")).map(([said, n]) => `${n} × ${said}`);
 
 /** A real clamd and one files process using it, with the soak's limits. */
 export async function startSoakTarget(): Promise<SoakTarget> {
