@@ -2,32 +2,10 @@
 import { readFile } from "node:fs/promises";
 import { request } from "undici";
 
-export interface MultipartBody {
-  body: Buffer;
-  contentType: string;
-}
+// Built by a test helper (the soak's clients send them too); benchmarks may use test helpers, never the reverse.
+import { type MultipartBody, multipartBody } from "../../test/helpers/multipart-body.ts";
 
-export function multipartBody(
-  file: Buffer,
-  filename: string,
-  fields: Record<string, string> = {},
-): MultipartBody {
-  const boundary = `----loupebench${Math.random().toString(16).slice(2)}`;
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    parts.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
-    );
-  }
-  parts.push(
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    ),
-    file,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  );
-  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
-}
+export { type MultipartBody, multipartBody };
 
 export async function multipartFromFile(
   path: string,

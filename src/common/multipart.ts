@@ -8,7 +8,9 @@ export type MultipartFaultKind =
   | "file_too_large"
   | "too_many_files"
   | "too_many_fields"
-  | "invalid_multipart";
+  | "invalid_multipart"
+  /** The client hung up mid-body (Node's "aborted"): its fault, not ours, and nobody hears the answer. */
+  | "upload_aborted";
 
 export interface MultipartFault {
   kind: MultipartFaultKind;
@@ -23,6 +25,7 @@ const KIND_BY_CODE = new Map<string, MultipartFaultKind>([
   ["FST_PARTS_LIMIT", "too_many_fields"],
   ["FST_INVALID_MULTIPART_CONTENT_TYPE", "invalid_multipart"],
   ["FST_PROTO_VIOLATION", "invalid_multipart"],
+  ["ECONNRESET", "upload_aborted"],
 ]);
 
 /** The fault `err` reports, or undefined when it is not a fault of the multipart body. */

@@ -114,6 +114,7 @@ export function filesContract(
           "field_too_large",
           "invalid_field",
           "file_too_large",
+          "upload_aborted",
         ],
       },
     },

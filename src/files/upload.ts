@@ -324,6 +324,8 @@ function translateMultipartError(err: unknown, limits: UploadLimits): unknown {
           ? `The multipart body is malformed: ${fault.message}.`
           : "The multipart body is malformed.",
       );
+    case "upload_aborted":
+      return badRequest("upload_aborted", "The client closed the connection before the upload ended.");
     default:
       return err;
   }

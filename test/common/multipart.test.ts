@@ -14,6 +14,7 @@ describe("multipartFault", () => {
     assert.deepEqual(multipartFault(coded("FST_FILES_LIMIT")), { kind: "too_many_files" });
     assert.deepEqual(multipartFault(coded("FST_PARTS_LIMIT")), { kind: "too_many_fields" });
     assert.deepEqual(multipartFault(coded("FST_PROTO_VIOLATION")), { kind: "invalid_multipart" });
+    assert.deepEqual(multipartFault(coded("ECONNRESET")), { kind: "upload_aborted" });
   });
 
   it("keeps the message of a malformed body that has no code", () => {

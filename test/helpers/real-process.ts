@@ -16,14 +16,19 @@ export interface RealProcess extends ChildServer {
   close(): Promise<void>;
 }
 
-/** A files service in its own process, with its own temp folder. */
-export async function startFilesProcess(env: Record<string, string> = {}): Promise<RealProcess> {
+/** A files service in its own process, with its own temp folder; `onStdout` receives its logs. */
+export async function startFilesProcess(
+  env: Record<string, string> = {},
+  onStdout?: (chunk: Buffer) => void,
+): Promise<RealProcess> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "loupe-real-files-"));
-  const server = await startChildServer(["files", "serve"], {
-    FILES_TMP_DIR: dir,
-    DATA_DIR: dir,
-    ...env,
-  });
+  const server = await startChildServer(
+    ["files", "serve"],
+    { FILES_TMP_DIR: dir, DATA_DIR: dir, ...env },
+    "/",
+    "FILES_PORT",
+    onStdout,
+  );
   return withCleanup(server, dir);
 }
 

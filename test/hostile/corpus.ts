@@ -13,19 +13,7 @@ import { SUPER_TYPES } from "../../src/intel/model/taxonomy.ts";
 import { worstCaseValues } from "../helpers/hostile-values.ts";
 import { executableCases } from "./executable-cases.ts";
 import { extractCases } from "./extract-cases.ts";
-import {
-  bmpCases,
-  gifCases,
-  heifCases,
-  type ImageCase,
-  jpegCases,
-  outputCases,
-  pngCases,
-  svgCases,
-  tiffCases,
-  unreadCases,
-  webpCases,
-} from "./image-cases.ts";
+import { type ImageCase, imageCaseGroups } from "./image-cases.ts";
 import { HOSTILE_SHA1, hostileHashlookupRecord } from "./intel-cases.ts";
 import { YARA_CASES } from "./yara-cases.ts";
 
@@ -49,20 +37,11 @@ const slug = (s: string) =>
     .slice(0, 80);
 
 async function imageEntries(): Promise<Array<[string, ImageCase]>> {
-  const groups = [
-    bmpCases(),
-    pngCases(),
-    gifCases(),
-    await jpegCases(),
-    tiffCases(),
-    await webpCases(),
-    await heifCases(),
-    // The corpus's SVGs point at an address that must never be called (TEST-NET-1, unroutable).
-    svgCases("http://192.0.2.1:9"),
-    await outputCases(),
-    unreadCases(),
-  ];
-  return groups.flat().map((c) => [`images/${slug(c.name)}${path.extname(c.filename)}`, c]);
+  // The corpus's SVGs point at an address that must never be called (TEST-NET-1, unroutable).
+  const groups = await imageCaseGroups("http://192.0.2.1:9");
+  return groups
+    .flatMap(([, cases]) => cases)
+    .map((c) => [`images/${slug(c.name)}${path.extname(c.filename)}`, c]);
 }
 
 /** Writes the corpus into `dir`; returns the manifest (also written as manifest.json). */

@@ -30,6 +30,22 @@ function caseMaker(format: string, filename: string) {
   });
 }
 
+/** Every image case, grouped by format; SVG cases point their external references at `svgSpyUrl`. */
+export async function imageCaseGroups(svgSpyUrl: string): Promise<Array<[string, ImageCase[]]>> {
+  return [
+    ["BMP", bmpCases()],
+    ["PNG", pngCases()],
+    ["GIF", gifCases()],
+    ["JPEG", await jpegCases()],
+    ["TIFF", tiffCases()],
+    ["WebP", await webpCases()],
+    ["HEIF", await heifCases()],
+    ["SVG", svgCases(svgSpyUrl)],
+    ["output", await outputCases()],
+    ["unread formats", unreadCases()],
+  ];
+}
+
 /** A BMP whose header says width×height (stored as int32) over tiny pixel data. */
 function bmpClaiming(width: number, height: number, pixelBytes = 4096): Buffer {
   const bytes = Buffer.concat([bmp24(1, 1, [1, 2, 3]), Buffer.alloc(pixelBytes)]);

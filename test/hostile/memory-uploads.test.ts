@@ -6,33 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
-import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { postFile } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
+import { connect, MULTIPART_END, multipartHead } from "../helpers/raw-upload.ts";
 import { assertSurvived, type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 
 const RULES = 'rule hit { strings: $a = "loupe" condition: $a }';
-const BOUNDARY = "MemoryAttack";
-
 /** The start of a multipart rule match whose whole body is announced as `length` bytes. */
-function head(length: number): string {
-  const fields =
-    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="rules"\r\n\r\n${RULES}\r\n` +
-    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`;
-  return (
-    `POST /analyzer/rulematch HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
-    `Content-Length: ${length}\r\n\r\n${fields}`
-  );
-}
-
-function connect(url: string): Promise<net.Socket> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => resolve(socket));
-    socket.on("error", reject);
-  });
-}
+const head = (length: number) => multipartHead("/analyzer/rulematch", length, { rules: RULES });
 
 /** An ordinary small rule match: it must match, from the same process. */
 async function ordinaryMatch(server: RealProcess): Promise<Response> {
@@ -118,7 +100,7 @@ describe("hostile: uploads kept in memory (rulematch within UPLOAD_MEMORY_MAX)",
     // Announces 300 bytes (the multipart head fits, the file and closing boundary do not), sends 60 KB.
     socket.write(head(300));
     socket.write(Buffer.alloc(60_000, 0x42));
-    socket.end(`\r\n--${BOUNDARY}--\r\n`);
+    socket.end(MULTIPART_END);
     const text = await reply;
     // The 300 bytes are a truncated form (400); what follows them is not HTTP, so the parser
     // answers 400 and closes the connection. Nothing is ever matched or answered 200.

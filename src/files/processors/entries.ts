@@ -37,8 +37,9 @@ export async function entryOf(
 ): Promise<Entry> {
   try {
     return okEntry(p, await work());
-  } catch (err) {
-    if (err instanceof HttpError) throw err;
+  } catch (thrown) {
+    if (thrown instanceof HttpError) throw thrown;
+    const err = clientGone(thrown) ?? thrown;
     if (!(err instanceof ProcessorFailure))
       log.error({ err, processor: p.name }, "processor failed unexpectedly");
     const failure =
@@ -48,6 +49,15 @@ export async function entryOf(
     const failed = { ...entryHeader(p), success: false, error: failure.message, error_short: failure.short };
     return { ...failed, metadata: null, analysis: null };
   }
+}
+
+/**
+ * A worker pool's task stopped by the request's signal (piscina's AbortError): the client went
+ * away, which is no fault of the processor's (pools whose own deadlines abort say so themselves).
+ */
+function clientGone(err: unknown): ProcessorFailure | undefined {
+  if (!(err instanceof Error) || err.name !== "AbortError") return undefined;
+  return new ProcessorFailure("aborted", "The client went away; the work was stopped.");
 }
 
 /** A single route's answer: Mandolin's Analysis with the one entry. */

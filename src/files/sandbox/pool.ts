@@ -31,6 +31,19 @@ export interface PoolHealth {
   lastRecovery: { at: string; detail: string } | null;
 }
 
+/** " (1 busy, 1 idle, 0 starting, 0 waiting)": what a pool's processes do now, for health. */
+export function poolState(health: PoolHealth | undefined): string {
+  if (!health) return "";
+  return ` (${health.busy} busy, ${health.idle} idle, ${health.starting} starting, ${health.waiting} waiting)`;
+}
+
+/** What a pool's watchdog found and replaced, if anything, for health. */
+export function poolRecoveries(health: PoolHealth | undefined): string {
+  if (!health?.lastRecovery) return "";
+  const { at, detail } = health.lastRecovery;
+  return `; the watchdog replaced ${health.recovered} stuck process(es), last at ${at}: ${detail}`;
+}
+
 /** How often the watchdog looks (a lost process is found within this, whatever the traffic). */
 const WATCHDOG_MS = 1000;
 /** A process killed this long ago and still not reported gone is forgotten (its slot freed). */

@@ -137,6 +137,8 @@ function translate(err: unknown, limits: UploadLimits): unknown {
       return badRequest("too_many_fields", `Too many form fields: send file, ${UPLOAD_FIELDS.join(", ")}.`);
     case "invalid_multipart":
       return badRequest("invalid_multipart", "The multipart body is malformed.");
+    case "upload_aborted":
+      return badRequest("upload_aborted", "The client closed the connection before the upload ended.");
     default:
       return err;
   }

@@ -83,6 +83,7 @@ export const INTEL_CONTRACT: ContractPolicy = {
         codes: [
           "not_multipart",
           "invalid_multipart",
+          "upload_aborted",
           "missing_file",
           "unexpected_file",
           "too_many_files",

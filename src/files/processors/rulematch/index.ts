@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { Type } from "typebox";
 import { badRequest } from "../../../common/errors.ts";
 import type { FilesConfig } from "../../config.ts";
-import type { PoolHealth } from "../../sandbox/pool.ts";
+import { poolRecoveries, poolState } from "../../sandbox/pool.ts";
 import { ClientShare } from "../../sandbox/share.ts";
 import type { InMemoryFile, UploadedFile } from "../../upload.ts";
 import { passwordsFieldSchema } from "../extractor/passwords-field.ts";
@@ -264,22 +264,9 @@ function nativeStatus(native: NativeEngine | undefined, scanner: RuleScanner, pr
       `${scanner.nativeAnswers} scans answered natively, ${scanner.fallbacks} by WebAssembly${fallback}, ` +
       `${scanner.notReady} by WebAssembly while no native process was ready` +
       crash +
-      recoveries(native.health),
+      poolRecoveries(native.health),
     retired_workers: native.crashes,
   };
-}
-
-/** " (1 busy, 1 idle, 0 starting, 0 waiting)": what the pool's processes do now. */
-function poolState(health: PoolHealth | undefined): string {
-  if (!health) return "";
-  return ` (${health.busy} busy, ${health.idle} idle, ${health.starting} starting, ${health.waiting} waiting)`;
-}
-
-/** What the pool's watchdog found and replaced, if anything. */
-function recoveries(health: PoolHealth | undefined): string {
-  if (!health?.lastRecovery) return "";
-  const { at, detail } = health.lastRecovery;
-  return `; the watchdog replaced ${health.recovered} stuck process(es), last at ${at}: ${detail}`;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

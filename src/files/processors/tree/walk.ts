@@ -8,7 +8,7 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { FilesConfig } from "../../config.ts";
 import { findPrlimit } from "../../sandbox/memory.ts";
-import { SandboxFailure, SandboxPool } from "../../sandbox/pool.ts";
+import { poolRecoveries, poolState, SandboxFailure, SandboxPool } from "../../sandbox/pool.ts";
 import { ClientShare } from "../../sandbox/share.ts";
 import { Scratch } from "../../scratch.ts";
 import type { InMemoryFile, UploadedFile } from "../../upload.ts";
@@ -218,12 +218,16 @@ function asFailure(err: unknown, deadline: AbortSignal, timeoutMs: number): Proc
   return new ProcessorFailure("engine_error", `Extraction failed: ${message}`);
 }
 
-/** Processes started, and the last one lost (a replacement starts on the next extraction). */
+/**
+ * Processes started and what they do now, the last one lost (a replacement starts on the next
+ * extraction), and what the watchdog replaced.
+ */
 function poolDetail(pool: SandboxPool<ExtractTask, ExtractResult>, size: number): string {
   if (pool.startFailure) return `extraction processes cannot start: ${pool.startFailure}`;
-  const started = `${pool.started} of ${size} extraction processes started`;
+  const health = pool.health();
+  const started = `${pool.started} of ${size} extraction processes started${poolState(health)}`;
   const last = pool.lastFailure;
-  return last ? `${started}; last stopped at ${last.at} (${last.kind})` : started;
+  return (last ? `${started}; last stopped at ${last.at} (${last.kind})` : started) + poolRecoveries(health);
 }
 
 /** The turns: how many extractions run per client, how many run now, how many waited for theirs. */
