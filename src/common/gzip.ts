@@ -36,9 +36,13 @@ function acceptsGzip(header: string | string[] | undefined): boolean {
 /** Slices gzipped as a stream, the output kept as the slices zlib gave (off the event loop, no join). */
 async function gzipChunks(chunks: Chunks): Promise<Chunks> {
   const out: Buffer[] = [];
-  const gz = createGzip({ level: constants.Z_DEFAULT_COMPRESSION });
-  gz.on("data", (c: Buffer) => out.push(c));
-  await pipeline(streamOf(chunks), gz);
+  await pipeline(
+    streamOf(chunks),
+    createGzip({ level: constants.Z_DEFAULT_COMPRESSION }),
+    async (gzipped) => {
+      for await (const c of gzipped) out.push(c as Buffer);
+    },
+  );
   return out;
 }
 
