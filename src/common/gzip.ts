@@ -4,17 +4,21 @@
  * once, off the event loop, and reused while that Buffer lives: one compression per answer, not
  * per request. Text made per request (the panel's pages and JSON) is gzipped by an onSend hook at
  * the fastest level: a report page embeds its analysis, 1.5 MB for a 1,000-node tree.
+ * Large answers arrive as slices (common/chunks.ts): compressed as a stream and sent
+ * slice by slice, never joined on the event loop.
  */
+import { pipeline } from "node:stream/promises";
 import { promisify } from "node:util";
-import { constants, gzip } from "node:zlib";
+import { constants, createGzip, gzip } from "node:zlib";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { type Chunks, sizeOf, streamOf } from "./chunks.ts";
 
 const gzipAsync = promisify(gzip);
 
 /** Below this, gzip's header and the client's work cost more than the bytes saved. */
 const GZIP_MIN_BYTES = 1024;
 
-const compressed = new WeakMap<Buffer, Promise<Buffer>>();
+const compressed = new WeakMap<Buffer | Chunks, Promise<Buffer | Chunks>>();
 
 /** Whether an Accept-Encoding header allows gzip (RFC 9110 §12.5.3: `gzip`, `x-gzip` or `*`, with q > 0). */
 function acceptsGzip(header: string | string[] | undefined): boolean {
@@ -31,25 +35,47 @@ function acceptsGzip(header: string | string[] | undefined): boolean {
   return (gzipQ ?? anyQ ?? 0) > 0;
 }
 
-/** `bytes` gzipped, compressed once per Buffer (the same object is answered many times). */
-function gzippedOnce(bytes: Buffer): Promise<Buffer> {
+/** Slices gzipped as a stream, the output kept as the slices zlib gave (off the event loop, no join). */
+async function gzipChunks(chunks: Chunks): Promise<Chunks> {
+  const out: Buffer[] = [];
+  await pipeline(
+    streamOf(chunks),
+    createGzip({ level: constants.Z_DEFAULT_COMPRESSION }),
+    async (gzipped) => {
+      for await (const c of gzipped) out.push(c as Buffer);
+    },
+  );
+  return out;
+}
+
+/** `bytes` gzipped, compressed once per Buffer or list of slices (the same object is answered many times). */
+function gzippedOnce(bytes: Buffer | Chunks): Promise<Buffer | Chunks> {
   let pending = compressed.get(bytes);
   if (!pending) {
-    pending = gzipAsync(bytes, { level: constants.Z_DEFAULT_COMPRESSION });
+    pending = Buffer.isBuffer(bytes)
+      ? gzipAsync(bytes, { level: constants.Z_DEFAULT_COMPRESSION })
+      : gzipChunks(bytes);
     compressed.set(bytes, pending);
   }
   return pending;
+}
+
+/** Sends a Buffer as it is, slices as a stream of known length. */
+function sendBody(reply: FastifyReply, body: Buffer | Chunks): FastifyReply {
+  if (Buffer.isBuffer(body)) return reply.send(body);
+  return reply.header("content-length", String(sizeOf(body))).send(streamOf(body));
 }
 
 /** Sends bytes that are answered often, gzipped when the client accepts it and they are worth it. */
 export async function sendBytes(
   req: FastifyRequest,
   reply: FastifyReply,
-  bytes: Buffer,
+  bytes: Buffer | Chunks,
 ): Promise<FastifyReply> {
   reply.header("vary", "accept-encoding");
-  if (bytes.length < GZIP_MIN_BYTES || !acceptsGzip(req.headers["accept-encoding"])) return reply.send(bytes);
-  return reply.header("content-encoding", "gzip").send(await gzippedOnce(bytes));
+  const size = Buffer.isBuffer(bytes) ? bytes.length : sizeOf(bytes);
+  if (size < GZIP_MIN_BYTES || !acceptsGzip(req.headers["accept-encoding"])) return sendBody(reply, bytes);
+  return sendBody(reply.header("content-encoding", "gzip"), await gzippedOnce(bytes));
 }
 
 const TEXT_TYPES = /^(text\/html|application\/json)/;

@@ -7,8 +7,9 @@
 import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
+import { joined } from "../../src/common/chunks.ts";
 import { createRenderPool, type RenderPool } from "../../src/intel/domain/render-pool.ts";
-import { renderResult } from "../../src/intel/domain/render-task.ts";
+import { RENDER_CHUNK_BYTES, renderResult } from "../../src/intel/domain/render-task.ts";
 import { openStore, type Store } from "../../src/intel/store/db.ts";
 import { saveFragment } from "../../src/intel/store/graph.ts";
 import { freshDatabase } from "../helpers/intel-server.ts";
@@ -54,18 +55,45 @@ describe("render processes", () => {
       assert.equal(there.contentType, here.contentType);
       const parse = (bytes: Uint8Array) =>
         JSON.parse(Buffer.from(bytes).toString()) as Record<string, unknown>;
-      const [a, b] = [parse(here.bytes), parse(there.bytes)];
+      const [a, b] = [parse(here.bytes), parse(joined(there.chunks))];
       // STIX bundles carry the time they were made; everything else is the same.
       for (const doc of [a, b]) delete doc.id;
       assert.deepEqual(stripTimes(b), stripTimes(a));
     }
   });
 
+  it("sends a large render in slices of at most RENDER_CHUNK_BYTES, the same bytes as rendering here", async () => {
+    const big = { superType: "OBSERVABLE", type: "DOMAIN", name: "big.render.example.org" };
+    const names = Array.from({ length: 4000 }, (_, i) => ({
+      superType: "OBSERVABLE",
+      type: "DOMAIN",
+      name: `sub-${i}.a-rather-long-name-to-pass-a-slice.big.render.example.org`,
+    }));
+    await saveFragment(
+      store.db,
+      big,
+      { entities: names, relations: names.map((n) => ({ name: "has", from: big, to: n })), events: [] },
+      "test",
+    );
+    const task = {
+      subject: { superType: big.superType, type: big.type, value: big.name },
+      depth: 1,
+      maxEntities: 5000,
+    };
+    const here = await renderResult(store.db, task);
+    const there = await pool.run(task);
+    assert.ok(here && there);
+    assert.ok(here.bytes.length > 2 * RENDER_CHUNK_BYTES, "large enough to need several slices");
+    assert.ok(there.chunks.length > 2, "several slices, not one message");
+    for (const chunk of there.chunks) assert.ok(chunk.length <= RENDER_CHUNK_BYTES);
+    assert.ok(joined(there.chunks).equals(Buffer.from(here.bytes)), "byte-identical once joined");
+  });
+
   it("serves more tasks than processes, each its own answer, and null for a subject never stored", async () => {
     const tasks = Array.from({ length: 6 }, (_, i) => ({ subject, depth: 1, maxEntities: 2 + i }));
     const answers = await Promise.all(tasks.map((t) => pool.run(t)));
     answers.forEach((answer, i) => {
-      const doc = JSON.parse(Buffer.from(answer?.bytes ?? []).toString()) as { entities: unknown[] };
+      const doc = JSON.parse(joined(answer?.chunks ?? []).toString()) as { entities: unknown[] };
       assert.equal(doc.entities.length, 1 + i, "each task's own bound");
     });
     const none = await pool.run({
@@ -88,7 +116,7 @@ describe("render processes", () => {
       const there = await answer;
       assert.ok(here && there);
       const entities = (bytes: Uint8Array) => JSON.parse(Buffer.from(bytes).toString()).entities;
-      assert.deepEqual(entities(there.bytes), entities(here.bytes));
+      assert.deepEqual(entities(joined(there.chunks)), entities(here.bytes));
       const alive = (await renderChildren()).filter((pid) => !others.includes(pid));
       assert.equal(alive.length, 1, "one fresh process answered");
       assert.ok(!alive.includes(killed));

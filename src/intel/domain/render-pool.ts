@@ -3,13 +3,14 @@
  * `idleMs` without any, so what a large render took is given back to the system. One task per
  * process at a time; the others wait in order. A process that dies mid-task (killed, out of
  * memory) is replaced and its task runs once more on a fresh one; a second death fails that task
- * only, with the reason.
+ * only, with the reason. A result arrives as slices (render-process.ts), kept as they came.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { RenderMessage } from "./render-process.ts";
-import type { RenderedResult, RenderTask } from "./render-task.ts";
+import type { RenderedChunks, RenderTask } from "./render-task.ts";
 
-type Reply = { id: number; result?: RenderedResult | null; error?: string };
+/** A slice of the result, the end (null: nothing stored), or why it failed. */
+type Reply = { id: number; chunk?: Uint8Array; result?: { contentType: string } | null; error?: string };
 
 interface Worker {
   child: ChildProcess;
@@ -21,12 +22,12 @@ interface Waiting {
   task: RenderTask;
   /** Processes that died running it. */
   deaths: number;
-  resolve(result: RenderedResult | null): void;
+  resolve(result: RenderedChunks | null): void;
   reject(err: Error): void;
 }
 
 export interface RenderPool {
-  run(task: RenderTask): Promise<RenderedResult | null>;
+  run(task: RenderTask): Promise<RenderedChunks | null>;
   close(): Promise<void>;
 }
 
@@ -63,6 +64,7 @@ export function createRenderPool(databaseUrl: string, size: number, idleMs: numb
     clearTimeout(worker.idleTimer);
     worker.busy = true;
     const id = nextId++;
+    const chunks: Buffer[] = [];
     const done = (settle: () => void) => {
       worker.child.off("message", onMessage);
       worker.child.off("exit", onExit);
@@ -75,10 +77,12 @@ export function createRenderPool(databaseUrl: string, size: number, idleMs: numb
     };
     const onMessage = (reply: Reply) => {
       if (reply.id !== id) return;
+      if (reply.chunk) return void chunks.push(asBuffer(reply.chunk));
+      const { result, error } = reply;
       done(() =>
-        reply.error === undefined
-          ? waiting.resolve(reply.result ?? null)
-          : waiting.reject(new Error(reply.error)),
+        error === undefined
+          ? waiting.resolve(result ? { chunks, contentType: result.contentType } : null)
+          : waiting.reject(new Error(error)),
       );
     };
     const onExit = (code: number | null, signal: string | null) =>
@@ -102,6 +106,8 @@ export function createRenderPool(databaseUrl: string, size: number, idleMs: numb
     },
   };
 }
+
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** A task whose process died: first in line again once (for the fresh process), else failed with why. */
 function afterDeath(waiting: Waiting, why: string, closed: boolean, queue: Waiting[]): void {

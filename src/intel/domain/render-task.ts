@@ -23,6 +23,15 @@ export interface RenderedResult {
   contentType: string;
 }
 
+/** A rendered result as it reaches the event loop: slices of at most RENDER_CHUNK_BYTES. */
+export interface RenderedChunks {
+  chunks: Buffer[];
+  contentType: string;
+}
+
+/** Bytes per IPC message from a render process: small enough that receiving one is about a millisecond. */
+export const RENDER_CHUNK_BYTES = 256 * 1024;
+
 /** UTF-8 bytes of a value's JSON. */
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 

@@ -5,8 +5,11 @@
  * every answer cost more than the queries. Bounded in bytes, not only in entries: one large
  * graph's answer is megabytes (INTEL_RENDERED_CACHE_BYTES); least recently used dropped first.
  */
+import { type Chunks, sizeOf } from "../../common/chunks.ts";
+
 export interface Rendered {
-  bytes: Buffer;
+  /** As the render process sent them (common/chunks.ts). */
+  bytes: Chunks;
   contentType: string;
 }
 
@@ -18,12 +21,12 @@ export interface RenderedCache {
 }
 
 export function createRenderedCache(maxBytes: number, maxEntries = 1000): RenderedCache {
-  const entries = new Map<string, { version: string; value: Rendered }>();
+  const entries = new Map<string, { version: string; value: Rendered; size: number }>();
   let held = 0;
   const drop = (key: string) => {
     const old = entries.get(key);
     if (!old) return;
-    held -= old.value.bytes.length;
+    held -= old.size;
     entries.delete(key);
   };
   return {
@@ -36,9 +39,10 @@ export function createRenderedCache(maxBytes: number, maxEntries = 1000): Render
     },
     set(key, version, value) {
       drop(key);
-      if (value.bytes.length > maxBytes) return;
-      entries.set(key, { version, value });
-      held += value.bytes.length;
+      const size = sizeOf(value.bytes);
+      if (size > maxBytes) return;
+      entries.set(key, { version, value, size });
+      held += size;
       while (held > maxBytes || entries.size > maxEntries) drop(entries.keys().next().value as string);
     },
     bytes: () => held,

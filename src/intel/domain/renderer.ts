@@ -2,16 +2,17 @@
  * Result documents and exports rendered off the event loop: reading a large graph, building its
  * document or STIX bundle and encoding it took seconds of one thread (a 30,000-entity STIX export
  * held intel for 1.7–1.9 s), so render processes (INTEL_RENDER_PROCESSES) do it with their own
- * database connections and send the bytes back. Rendered bytes are kept per graph version in a
+ * database connections and send the bytes back in slices, kept as slices (common/chunks.ts). Rendered bytes are kept per graph version in a
  * byte-bounded cache (INTEL_RENDERED_CACHE_BYTES), and one render serves every concurrent asker.
  * Processes end after RENDER_IDLE_MS without work, giving back what a large render took.
  */
+import { sliced } from "../../common/chunks.ts";
 import type { IntelConfig } from "../config.ts";
 import type { Subject } from "../model/graph.ts";
 import type { Store } from "../store/db.ts";
 import type { ExportContext, ExportFormat } from "./export/index.ts";
 import { createRenderPool } from "./render-pool.ts";
-import { type RenderTask, renderResult } from "./render-task.ts";
+import { RENDER_CHUNK_BYTES, type RenderedChunks, type RenderTask, renderResult } from "./render-task.ts";
 import { createRenderedCache, type Rendered } from "./rendered-cache.ts";
 import { type DocumentRenderer, subjectKey } from "./result-reads.ts";
 
@@ -41,11 +42,17 @@ type RenderConfig = Pick<
 /** Renders in processes, or here when the database lives in this process's memory (no other connection sees it). */
 function renderWith(store: Store, config: RenderConfig) {
   if (config.databaseUrl === "sqlite::memory:")
-    return { run: (task: RenderTask) => renderResult(store.db, task), close: async () => undefined };
+    return { run: renderHere(store), close: async () => undefined };
   return createRenderPool(config.databaseUrl, config.renderProcesses, RENDER_IDLE_MS);
 }
 
-const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** Rendering in this process, sliced as the render processes' results are. */
+const renderHere =
+  (store: Store) =>
+  async (task: RenderTask): Promise<RenderedChunks | null> => {
+    const result = await renderResult(store.db, task);
+    return result && { chunks: sliced(result.bytes, RENDER_CHUNK_BYTES), contentType: result.contentType };
+  };
 
 export function createRenderer(store: Store, config: RenderConfig): Renderer {
   const cache = createRenderedCache(config.renderedCacheBytes);
@@ -63,7 +70,7 @@ export function createRenderer(store: Store, config: RenderConfig): Renderer {
         .run(task)
         .then((result) => {
           if (!result) return undefined;
-          const value = { bytes: asBuffer(result.bytes), contentType: result.contentType };
+          const value = { bytes: result.chunks, contentType: result.contentType };
           cache.set(key, version, value);
           return value;
         })

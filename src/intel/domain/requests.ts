@@ -6,7 +6,9 @@
  * and again in the worker). Workers process requests (`processRequest`). SQL is in
  * store/requests.ts; the rendered answers in rendered-cache.ts; TTLs and merging in freshness.ts.
  */
+
 import type { Transaction } from "kysely";
+import type { Chunks } from "../../common/chunks.ts";
 import type { IntelConfig } from "../config.ts";
 import type { Connector } from "../connectors/types.ts";
 import type { Subject } from "../model/graph.ts";
@@ -47,7 +49,7 @@ export type Status = "CREATED" | "ENQUEUED" | "PROCESSING" | "SUCCEEDED" | "FAIL
 export type ResultDocument = ReturnType<typeof buildDocument>;
 
 export type SubmitOutcome =
-  | { kind: "done"; json: Buffer }
+  | { kind: "done"; json: Chunks }
   /** `asking`: the vendors the request asks (read from the plan for a request made before it kept them). */
   | { kind: "pending"; request: RequestsTable; asking: string[] }
   | { kind: "failed"; request: RequestsTable; errors: Record<string, string> };
@@ -77,7 +79,7 @@ export interface Requests {
   getRequest(id: string): Promise<RequestsTable | undefined>;
   processRequest(id: string): Promise<void>;
   /** The subject's stored result document as JSON bytes, rendered off the event loop (undefined: nothing stored). */
-  document(subject: Subject, depth: number): Promise<Buffer | undefined>;
+  document(subject: Subject, depth: number): Promise<Chunks | undefined>;
 }
 
 export interface RequestDeps {
@@ -344,7 +346,7 @@ async function documentWithReasons(
   ctx: Context,
   subject: Subject,
   depth: number,
-): Promise<Buffer | undefined> {
+): Promise<Chunks | undefined> {
   const { db } = ctx.store;
   const reads = answerReads(db, DIRECT_READS);
   const body = await ctx.renderer.document(subject, depth, await reads.graphVersion());

@@ -2,6 +2,7 @@
  * A subject's result as stored: its neighbourhood (at most `maxEntities` entities) and the result
  * document built from it. What may be large is read in a render process (domain/renderer.ts).
  */
+import type { Chunks } from "../../common/chunks.ts";
 import type { Subject } from "../model/graph.ts";
 import type { Store } from "../store/db.ts";
 import { findEntity, readNeighbourhood } from "../store/graph.ts";
@@ -36,5 +37,6 @@ export async function readDocument(
 
 /** Renders a subject's stored document (without sources) as of a graph version, off the event loop. */
 export interface DocumentRenderer {
-  document(subject: Subject, depth: number, version: string): Promise<Buffer | undefined>;
+  /** As slices (common/chunks.ts): a large document is never joined on the event loop. */
+  document(subject: Subject, depth: number, version: string): Promise<Chunks | undefined>;
 }

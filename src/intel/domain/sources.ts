@@ -3,6 +3,7 @@
  * made, how old it is and whether that answer asked the vendor.
  */
 
+import { type Chunks, lastBytes, withoutLast } from "../../common/chunks.ts";
 import type { AnswerCap } from "./answer-cap.ts";
 
 /** One vendor's outcome as stored: what it answered, or why it failed or was not asked. */
@@ -48,7 +49,7 @@ const EMPTY_SOURCES = Buffer.from('"nobody_asked":null,"sources":{}}');
  * The last answer made from each rendered document: while its sources read the same (ages count
  * in whole seconds), the same bytes are sent again instead of copying the document for each one.
  */
-const lastAnswers = new WeakMap<Buffer, { sources: string; answer: Buffer }>();
+const lastAnswers = new WeakMap<Chunks, { sources: string; answer: Chunks }>();
 
 /**
  * A rendered document (built with no sources, its last key) with `sources` filled in, and before
@@ -56,20 +57,17 @@ const lastAnswers = new WeakMap<Buffer, { sources: string; answer: Buffer }>();
  * carries its own ages. The result may be shared: never write into it.
  */
 export function withSources(
-  rendered: Buffer,
+  rendered: Chunks,
   sources: Record<string, SourceView>,
   nobodyAsked: object | null = null,
-): Buffer {
+): Chunks {
   const text = `"nobody_asked":${JSON.stringify(nobodyAsked)},"sources":${JSON.stringify(sources)}}`;
   const last = lastAnswers.get(rendered);
   if (last?.sources === text) return last.answer;
-  const tail = rendered.subarray(rendered.length - EMPTY_SOURCES.length);
-  if (!tail.equals(EMPTY_SOURCES))
+  if (!lastBytes(rendered, EMPTY_SOURCES.length).equals(EMPTY_SOURCES))
     throw new Error("the rendered document does not end with nobody_asked and sources empty");
-  const answer = Buffer.concat([
-    rendered.subarray(0, rendered.length - EMPTY_SOURCES.length),
-    Buffer.from(text),
-  ]);
+  // Views of the rendered slices and the new tail: a 25 MB document is not copied per answer.
+  const answer = [...withoutLast(rendered, EMPTY_SOURCES.length), Buffer.from(text)];
   lastAnswers.set(rendered, { sources: text, answer });
   return answer;
 }

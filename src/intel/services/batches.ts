@@ -5,6 +5,7 @@
  */
 import { setImmediate } from "node:timers/promises";
 import pLimit from "p-limit";
+import type { Chunks } from "../../common/chunks.ts";
 import { badRequest, type ErrorBody } from "../../common/errors.ts";
 import type { Requests } from "../domain/requests.ts";
 import { type SubmitOutcome, subjectKey, vendorErrors } from "../domain/requests.ts";
@@ -169,20 +170,20 @@ const utf8 = (text: string) => Buffer.from(text, "utf8");
 
 /**
  * The progress as JSON bytes, each item's result document (rendered JSON bytes, up to
- * INTEL_RESULT_MAX_ENTITIES entities each) copied in as it is: never parsed nor serialised here,
- * so a page of large results costs the event loop copies only.
+ * INTEL_RESULT_MAX_ENTITIES entities each) put in as its slices: never parsed, serialised nor
+ * even copied here (joining a 25 MB page cost the event loop 100 ms and more).
  */
-export function progressBytes(progress: BatchProgress): Buffer {
+export function progressBytes(progress: BatchProgress): Chunks {
   const { items, next_offset, ...head } = progress;
   const parts: Buffer[] = [utf8(`${JSON.stringify(head).slice(0, -1)},"items":[`)];
   items.forEach((item, i) => {
-    const { result, ...base } = item as typeof item & { result?: Buffer };
+    const { result, ...base } = item as typeof item & { result?: Chunks };
     if (i > 0) parts.push(utf8(","));
     if (result === undefined) parts.push(utf8(JSON.stringify(base)));
-    else parts.push(utf8(`${JSON.stringify(base).slice(0, -1)},"result":`), result, utf8("}"));
+    else parts.push(utf8(`${JSON.stringify(base).slice(0, -1)},"result":`), ...result, utf8("}"));
   });
   parts.push(utf8(`],"next_offset":${JSON.stringify(next_offset)}}`));
-  return Buffer.concat(parts);
+  return parts;
 }
 
 /** One item; with `depth` > 0 a finished one carries its result document (SUCCEEDED) or its errors (FAILED). */

@@ -4,6 +4,7 @@
  * and the panel send as they are. Only the 201 body differs by door (Threatr's request shape for
  * the API, the vendors being asked for a person).
  */
+import type { Chunks } from "../../common/chunks.ts";
 import { badRequest, HttpError, notFound } from "../../common/errors.ts";
 import type { Connector } from "../connectors/types.ts";
 import { superTypeJson, typeJson } from "../domain/document.ts";
@@ -22,8 +23,8 @@ import type { IntelServices } from "./index.ts";
 export type { RequestsTable as RequestRecord };
 
 export type RequestAnswer =
-  /** Stored data: the result document, already serialised (cached by graph version). */
-  | { status: 200; json: Buffer }
+  /** Stored data: the result document, already serialised (cached by graph version), as slices. */
+  | { status: 200; json: Chunks }
   /** A request is under way: ask again after `retryAfterSeconds`. */
   | { status: 201; request: RequestsTable; location: string; retryAfterSeconds: number; asking: string[] };
 

@@ -132,7 +132,7 @@ function registerInvestigateCalls(admin: App, deps: AdminDeps): void {
         return reply.code(502).send({ detail: err.message, code: err.code, ...err.extra });
       }
       if (answer.status === 200)
-        return reply.code(200).type("application/json; charset=utf-8").send(answer.json);
+        return sendBytes(req, reply.code(200).type("application/json; charset=utf-8"), answer.json);
       const { request } = answer;
       return reply.code(201).header("retry-after", String(answer.retryAfterSeconds)).send({
         id: request.id,
