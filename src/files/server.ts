@@ -169,7 +169,7 @@ function addProcessorRoute(app: App, processor: Processor, limits: UploadLimits)
         if (!reply.raw.writableFinished) controller.abort();
       });
       const started = performance.now();
-      const entry = await entryOf(processor, () => runOn(processor, upload, streaming, ctx), req.log);
+      const entry = await entryOf(processor, () => runOn(processor, upload, streaming, ctx), ctx);
       req.log.debug({ processor: processor.name, ms: performance.now() - started }, "processed");
       return singleAnswer(entry);
     },

@@ -56,7 +56,7 @@ function runAll(
   fields: Record<string, string>,
   ctx: { log: FastifyBaseLogger; signal: AbortSignal; client?: string },
 ): Promise<Entry[]> {
-  return Promise.all(chosen.map((p) => entryOf(p, () => p.run(file, fields, ctx), ctx.log)));
+  return Promise.all(chosen.map((p) => entryOf(p, () => p.run(file, fields, ctx), ctx)));
 }
 
 /** Each processor's findings, and a failed processor's absence, folded into the one verdict. */

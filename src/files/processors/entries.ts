@@ -33,13 +33,13 @@ export function okEntry(p: Processor, out: ProcessorOutput): Entry {
 export async function entryOf(
   p: Processor,
   work: () => Promise<ProcessorOutput>,
-  log: FastifyBaseLogger,
+  { log, signal }: { log: FastifyBaseLogger; signal: AbortSignal },
 ): Promise<Entry> {
   try {
     return okEntry(p, await work());
   } catch (thrown) {
     if (thrown instanceof HttpError) throw thrown;
-    const err = clientGone(thrown) ?? thrown;
+    const err = clientGone(thrown, signal) ?? thrown;
     if (!(err instanceof ProcessorFailure))
       log.error({ err, processor: p.name }, "processor failed unexpectedly");
     const failure =
@@ -52,11 +52,14 @@ export async function entryOf(
 }
 
 /**
- * A worker pool's task stopped by the request's signal (piscina's AbortError): the client went
- * away, which is no fault of the processor's (pools whose own deadlines abort say so themselves).
+ * The client went away, which is no fault of the processor's: a worker pool's task stopped by the
+ * request's signal (piscina's AbortError; pools whose own deadlines abort say so themselves), or
+ * any failure once the signal fired — the request's scratch files (a child's bytes) are removed
+ * when its client leaves, so a node analysis still opening one meets ENOENT.
  */
-function clientGone(err: unknown): ProcessorFailure | undefined {
-  if (!(err instanceof Error) || err.name !== "AbortError") return undefined;
+function clientGone(err: unknown, signal: AbortSignal): ProcessorFailure | undefined {
+  const aborted = err instanceof Error && err.name === "AbortError";
+  if (!aborted && !signal.aborted) return undefined;
   return new ProcessorFailure("aborted", "The client went away; the work was stopped.");
 }
 
