@@ -122,6 +122,13 @@ describe("sandbox pool", () => {
     assert.equal(p.started, 0, "no process is kept restarting");
   });
 
+  it("tells every job waiting on a module that cannot load why, and starts nothing more", async () => {
+    const p = make({ module: new URL("../fixtures/sandbox/broken.ts", import.meta.url) });
+    const errors = await Promise.all([1, 2, 3].map(() => failure(p.run({ kind: "pid" }, never()))));
+    for (const err of errors) assert.match(err.message, /broken/);
+    assert.equal(p.started, 0);
+  });
+
   it("keeps minIdle processes warm and stops the others when idle", async () => {
     const p = make({ size: 2, minIdle: 1, idleMs: 200 });
     await Promise.all([

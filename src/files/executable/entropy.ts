@@ -1,5 +1,6 @@
 /** Section entropy, measured in worker threads after YARA-X named the sections. */
 import { Piscina } from "piscina";
+import { workerExecArgv } from "../../common/worker-threads.ts";
 import type { EntropyTask } from "./entropy-worker.ts";
 import type { Section } from "./facts.ts";
 
@@ -15,6 +16,7 @@ export class EntropyMeter {
   constructor(options: EntropyOptions) {
     this.pool = new Piscina<EntropyTask, Array<number | null>>({
       filename: new URL("./entropy-worker.ts", import.meta.url).href,
+      execArgv: workerExecArgv(),
       minThreads: Math.min(options.minThreads, options.threads),
       maxThreads: options.threads,
       idleTimeout: options.idleMs,

@@ -4,6 +4,7 @@
  * FILES_FUZZY_MAX_BYTES is not fuzzy-hashed (the result says so) rather than holding a worker for minutes.
  */
 import { Piscina } from "piscina";
+import { workerExecArgv } from "../../common/worker-threads.ts";
 import type { FuzzyDigests, FuzzyTask } from "./worker.ts";
 
 export interface FuzzyOptions {
@@ -24,6 +25,7 @@ export class FuzzyHasher {
     this.options = options;
     this.pool = new Piscina<FuzzyTask, FuzzyDigests>({
       filename: new URL("./worker.ts", import.meta.url).href,
+      execArgv: workerExecArgv(),
       minThreads: Math.min(options.minThreads, options.threads),
       maxThreads: options.threads,
       idleTimeout: options.idleMs,

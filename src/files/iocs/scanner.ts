@@ -3,6 +3,7 @@
  * a second, which must not stall the server's other requests; a scan past its time is stopped.
  */
 import { Piscina } from "piscina";
+import { workerExecArgv } from "../../common/worker-threads.ts";
 import type { IocOptions, IocResult, TextPart } from "./types.ts";
 import type { IocTask } from "./worker.ts";
 
@@ -25,6 +26,7 @@ export class IocScanner {
     this.timeoutMs = options.timeoutMs;
     this.pool = new Piscina<IocTask, IocResult>({
       filename: new URL("./worker.ts", import.meta.url).href,
+      execArgv: workerExecArgv(),
       minThreads: Math.min(options.minThreads, options.threads),
       maxThreads: options.threads,
       idleTimeout: options.idleMs,

@@ -199,13 +199,22 @@ export class SandboxPool<Task, Result> {
       () => {
         this.startFailure = null;
       },
-      (err: unknown) => {
-        this.startFailure = err instanceof Error ? err.message : String(err);
-        this.#all.delete(proc);
-      },
+      (err: unknown) => this.#bootFailed(proc, err),
     );
     this.#all.add(proc);
     return proc;
+  }
+
+  /**
+   * A process never started. When no other process is left or starting, nothing would ever
+   * serve the waiting jobs: each is told why now (no fresh process is tried for them: it would
+   * fail the same way).
+   */
+  #bootFailed(proc: SandboxProcess, err: unknown): void {
+    this.startFailure = err instanceof Error ? err.message : String(err);
+    this.#all.delete(proc);
+    if (this.#all.size > 0) return;
+    for (const waiter of this.#waiters.splice(0)) waiter.fail(err);
   }
 
   /**
@@ -220,19 +229,18 @@ export class SandboxPool<Task, Result> {
     this.#idle = this.#idle.filter((p) => p !== proc);
     clearTimeout(this.#idleTimers.get(proc));
     this.#idleTimers.delete(proc);
-    if (this.#closed) return;
+    // One that never started would fail again at once: its boot failure tells the waiters, and
+    // the next job retries (no loop of restarts).
+    if (this.#closed || !proc.started) return;
     if (this.#waiters.length > 0) this.#startForWaiters();
-    else if (proc.started) {
-      // One that never started would fail again at once: the next job retries, no loop of restarts.
-      this.#keepWarm();
-    }
+    else this.#keepWarm();
   }
 
   #startForWaiters(): void {
     const fresh = this.#start();
     fresh.ready.then(
       () => this.#release(fresh),
-      (err: unknown) => this.#waiters.shift()?.fail(err),
+      () => undefined, // #bootFailed tells the waiters
     );
   }
 

@@ -6,6 +6,7 @@
  * a 1 s `setTimeoutMs`). A worker that faulted exits by itself; the pool counts it and starts a fresh one.
  */
 import { Piscina } from "piscina";
+import { workerExecArgv } from "../../../common/worker-threads.ts";
 import { ProcessorFailure } from "../processor.ts";
 import { faultOf, newStatus, PHASE, type Phase, phaseLeft, phaseOf } from "./status.ts";
 import type { ScanTask, TaskResult, ValidateResult } from "./worker.ts";
@@ -37,6 +38,7 @@ export class YaraPool {
     this.options = options;
     this.pool = new Piscina<ScanTask, TaskResult | ValidateResult>({
       filename: new URL("./worker.ts", import.meta.url).href,
+      execArgv: workerExecArgv(),
       minThreads: options.minThreads,
       maxThreads: options.maxThreads,
       idleTimeout: options.idleMs,
