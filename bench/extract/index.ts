@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import run, { type ExtractResult } from "../../src/files/processors/extractor/worker.ts";
-import { fmt, memoryOf } from "../lib/measure.ts";
+import { fmt, memoryOf, percentiles } from "../lib/measure.ts";
 import { multipartBody, postPrepared } from "../lib/multipart.ts";
 import { startChildServer } from "../lib/server.ts";
 import { LibreOffice, longReportHtml, makeBigPdf, makeReport } from "./documents.ts";
@@ -60,39 +60,50 @@ async function overHttp(url: string, file: string): Promise<Answer> {
   return answer;
 }
 
-/** Runs every side once to warm it, then `ROUNDS` alternating rounds; keeps each side's best. */
-async function bestOf(
-  sides: Record<string, () => Promise<string>>,
-): Promise<Record<string, { ms: number; text: string }>> {
-  const best: Record<string, { ms: number; text: string }> = {};
-  for (const [name, side] of Object.entries(sides))
-    best[name] = { ms: Number.POSITIVE_INFINITY, text: await side() };
+interface SideResult {
+  ms: number;
+  median: number;
+  text: string;
+}
+
+/** Runs every side once to warm it, then `ROUNDS` alternating rounds; keeps each side's best and median. */
+async function bestOf(sides: Record<string, () => Promise<string>>): Promise<Record<string, SideResult>> {
+  const best: Record<string, SideResult> = {};
+  const times: Record<string, number[]> = {};
+  for (const [name, side] of Object.entries(sides)) {
+    best[name] = { ms: Number.POSITIVE_INFINITY, median: 0, text: await side() };
+    times[name] = [];
+  }
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, side] of Object.entries(sides)) {
       const { ms, value } = await timed(side);
-      const b = best[name] as { ms: number; text: string };
-      if (ms < b.ms) best[name] = { ms, text: value };
+      times[name]?.push(ms);
+      const b = best[name] as SideResult;
+      if (ms < b.ms) best[name] = { ...b, ms, text: value };
     }
   }
+  for (const [name, b] of Object.entries(best)) b.median = percentiles(times[name] ?? []).p50;
   return best;
 }
 
 function report(
   what: string,
   baselineName: string,
-  results: Record<string, { ms: number; text: string }>,
+  results: Record<string, SideResult>,
   written: string,
   targets: { ratio: number; similarity: number },
 ): void {
-  const base = results.baseline as { ms: number; text: string };
-  const http = results.http as { ms: number; text: string };
-  const direct = results.direct as { ms: number; text: string };
+  const base = results.baseline as SideResult;
+  const http = results.http as SideResult;
+  const direct = results.direct as SideResult;
   console.log(`${what}:`);
-  console.log(`  ${baselineName.padEnd(22)}: best ${fmt(base.ms)} ms`);
-  console.log(
-    `  Loupe HTTP             : best ${fmt(http.ms)} ms → ${fmt(http.ms / base.ms, 2)}× (target ≤ ${targets.ratio}×)`,
-  );
-  console.log(`  Loupe in-process       : best ${fmt(direct.ms)} ms → ${fmt(direct.ms / base.ms, 2)}×`);
+  const line = (name: string, side: SideResult) =>
+    `  ${name.padEnd(22)}: best ${fmt(side.ms)} ms, median ${fmt(side.median)} ms`;
+  const ratios = (side: SideResult) =>
+    `best ${fmt(side.ms / base.ms, 2)}×, median ${fmt(side.median / base.median, 2)}×`;
+  console.log(line(baselineName, base));
+  console.log(`${line("Loupe HTTP", http)} → ${ratios(http)} (target ≤ ${targets.ratio}×)`);
+  console.log(`${line("Loupe in-process", direct)} → ${ratios(direct)}`);
   const vsBase = similarity(http.text, base.text);
   const loupeVsWritten = similarity(http.text, written);
   const baseVsWritten = similarity(base.text, written);
