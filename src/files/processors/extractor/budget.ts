@@ -16,6 +16,7 @@ export type Limits = ExtractLimits & { budget: Budget; keyring?: Keyring; tree?:
 
 /** Of the extraction's time, the share after which no further archive entry is opened. */
 const SOFT_TIME_SHARE = 0.75;
+const OUT_OF_TIME = "the time limit came near: later entries were not opened";
 
 export class Budget {
   #chars: number;
@@ -101,7 +102,17 @@ export class Budget {
   /** False once most of the time is spent: no further entry is opened, what was read is returned. */
   hasTime(): boolean {
     if (Date.now() <= this.#softDeadline) return true;
-    this.stop("the time limit came near: later entries were not opened");
+    this.stop(OUT_OF_TIME);
     return false;
+  }
+
+  /** How long work may still start (a child process given this long is stopped at the same point). */
+  timeLeftMs(): number {
+    return Math.max(0, this.#softDeadline - Date.now());
+  }
+
+  /** Records that work was stopped at the time limit (a child process killed at `timeLeftMs`). */
+  outOfTime(): string {
+    return this.stop(OUT_OF_TIME);
   }
 }

@@ -41,6 +41,8 @@ export interface ExtractLimits {
   maxKeyPower?: number;
   /** Key-derivation rounds spent per file at most (FILES_ARCHIVE_MAX_KEY_ROUNDS). */
   maxKeyRounds?: number;
+  /** The sandbox process's resident limit (FILES_EXTRACT_MEMORY_MB): a program it starts gets as much. */
+  memoryMb?: number;
   /** Optional backends, set only when turned on. */
   ocr?: OcrOptions;
   tika?: TikaOptions;

@@ -188,6 +188,7 @@ function extractLimits(config: FilesConfig): ExtractTask["limits"] {
     maxDepth: config.extractMaxDepth,
     maxArchiveBytes: config.extractMaxArchiveBytes,
     maxArchiveEntries: config.extractMaxArchiveEntries,
+    memoryMb: config.extractMemoryMb,
     maxPasswordTries: config.archiveMaxPasswordTries,
     maxKeyPower: config.archiveMaxKeyPower,
     maxKeyRounds: config.archiveMaxKeyRounds,

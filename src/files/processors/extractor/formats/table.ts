@@ -67,7 +67,7 @@ export const FORMATS: readonly Format[] = [
     extract: async ({ bytes, depth, limits, recurse }) => {
       let attachments: Array<{ name: string; bytes: Buffer }> = [];
       const out = await withPdfOcr(bytes, limits.ocr, async (ocrPage) => {
-        const read = await extractPdf(bytes, ocrPage, limits.budget);
+        const read = await extractPdf(bytes, { ocrPage, budget: limits.budget, memoryMb: limits.memoryMb });
         attachments = read.attachments;
         return read.extracted;
       });
