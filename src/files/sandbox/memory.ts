@@ -54,8 +54,13 @@ export const DATA_LIMIT_HEADROOM_MB = 1024;
 
 /** The `prlimit` program (util-linux), or null where it is missing (the watchdog still holds). */
 export function findPrlimit(): string | null {
+  return findProgram("prlimit");
+}
+
+/** A program's path on PATH, or null where it is not installed. */
+export function findProgram(name: string): string | null {
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    const candidate = path.join(dir, "prlimit");
+    const candidate = path.join(dir, name);
     if (dir && existsSync(candidate)) return candidate;
   }
   return null;

@@ -5,7 +5,7 @@
 import { getDocumentProxy } from "unpdf";
 import type { Budget } from "../budget.ts";
 import { type Extracted, isoDate, ParseFailure, snakeCase } from "../result.ts";
-import { type PdftotextJob, startPdftotext } from "./pdftotext.ts";
+import { hasPdftotext, type PdftotextJob, startPdftotext } from "./pdftotext.ts";
 
 /** PDF dates look like D:20261122143000+01'00'. */
 export function pdfDate(value: unknown): string | null {
@@ -110,10 +110,13 @@ async function pageTexts(
 /** Reads the text of a page that has none (an image-only page): the optional OCR backend. */
 export type OcrPage = (pageNumber: number) => Promise<string>;
 
-/** pdftotext is started only with time left; without a budget (a direct call) it has no limits but the memory one. */
+/**
+ * pdftotext is started where it is installed and time is left; without a budget (a direct call)
+ * it has no limits but the memory one.
+ */
 function startPoppler(bytes: Buffer, budget: Budget | undefined, memoryMb: number): PdftotextJob | null {
   const timeoutMs = budget?.timeLeftMs();
-  if (timeoutMs === 0) return null;
+  if (timeoutMs === 0 || !hasPdftotext()) return null;
   return startPdftotext(bytes, {
     memoryMb,
     timeoutMs,

@@ -8,7 +8,7 @@
  * its hard limit takes it along.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { findPrlimit } from "../../../sandbox/memory.ts";
+import { findPrlimit, findProgram } from "../../../sandbox/memory.ts";
 
 /** What a run gave: every page, the complete pages before a limit stopped it, or nothing usable. */
 export type PdftotextRun =
@@ -35,13 +35,22 @@ export interface PdftotextJob {
 
 const ARGS = ["-q", "-raw", "-enc", "UTF-8", "-", "-"];
 const MB = 1024 * 1024;
-let prlimit: string | null | undefined;
+/** Looked up once per process: poppler-utils is optional (without it pdf.js reads every page). */
+let programs: { pdftotext: string | null; prlimit: string | null } | undefined;
+const installed = () => {
+  programs ??= { pdftotext: findProgram("pdftotext"), prlimit: findPrlimit() };
+  return programs;
+};
+
+/** Whether pdftotext is installed here. */
+export const hasPdftotext = (): boolean => installed().pdftotext !== null;
 
 function spawnPdftotext(memoryMb: number): ChildProcess {
-  prlimit ??= findPrlimit();
+  const { prlimit } = installed();
+  const pdftotext = installed().pdftotext ?? "pdftotext";
   const [command, args] = prlimit
-    ? [prlimit, [`--data=${memoryMb * MB}`, "--", "pdftotext", ...ARGS]]
-    : ["pdftotext", ARGS];
+    ? [prlimit, [`--data=${memoryMb * MB}`, "--", pdftotext, ...ARGS]]
+    : [pdftotext, ARGS];
   return spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
 }
 
