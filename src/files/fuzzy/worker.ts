@@ -1,10 +1,7 @@
 /** Runs in a worker thread (piscina): the ssdeep and TLSH digests of one file, read once. */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { Ssdeep } from "./ssdeep.ts";
-
-// The TLSH port is CommonJS and hashes a string of char codes: latin1 maps each byte to one.
-const tlshOf = createRequire(import.meta.url)("tlsh") as (data: string) => string;
+import { tlshDigest } from "./tlsh.ts";
 
 export interface FuzzyTask {
   path: string;
@@ -18,11 +15,5 @@ export interface FuzzyDigests {
 
 export default function run(task: FuzzyTask): FuzzyDigests {
   const bytes = readFileSync(task.path);
-  let tlsh: string | null = null;
-  try {
-    tlsh = tlshOf(bytes.toString("latin1"));
-  } catch {
-    tlsh = null;
-  }
-  return { ssdeep: new Ssdeep().update(bytes).digest(), tlsh };
+  return { ssdeep: new Ssdeep().update(bytes).digest(), tlsh: tlshDigest(bytes) };
 }
