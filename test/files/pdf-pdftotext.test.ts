@@ -93,6 +93,22 @@ describe("PDF text with pdftotext", { skip: skipUnlessCommands("pdftotext", "prl
     );
   });
 
+  it("reads a file by its path as it reads bytes on its stdin", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "loupe-pdf-"));
+    try {
+      const file = path.join(dir, "-briefing.pdf");
+      writeFileSync(file, BRIEFING);
+      const fromPath = await startPdftotext(file, { memoryMb: 256 }).result;
+      const fromStdin = await startPdftotext(BRIEFING, { memoryMb: 256 }).result;
+      assert.equal(fromPath.outcome, "done");
+      assert.deepEqual(fromPath, fromStdin);
+      const read = await extractPdf(Buffer.from(BRIEFING), { file });
+      assert.equal(read.extracted.text, (await extractPdf(Buffer.from(BRIEFING))).extracted.text);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("the PDF reader gives pdftotext's words, the same pdf.js gives when pdftotext fails (LibreOffice PDF)", async () => {
     const poppler = await extractPdf(Buffer.from(BRIEFING));
     // 1 MB of data segment: pdftotext aborts on its first allocations, pdf.js reads the pages.

@@ -12,7 +12,13 @@ import type { Tree } from "./tree.ts";
  * The limits of one extraction with its running budget, keyring and tree (created once per file,
  * in the worker; without a tree, children are read but not recorded).
  */
-export type Limits = ExtractLimits & { budget: Budget; keyring?: Keyring; tree?: Tree };
+export type Limits = ExtractLimits & {
+  budget: Budget;
+  keyring?: Keyring;
+  tree?: Tree;
+  /** Where the upload (the tree's root) is on disk: a program reads it there rather than from a pipe. */
+  uploadPath?: string;
+};
 
 /** Of the extraction's time, the share after which no further archive entry is opened. */
 const SOFT_TIME_SHARE = 0.75;

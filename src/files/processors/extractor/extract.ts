@@ -23,7 +23,8 @@ export async function extractBytes(
 ): Promise<Typed> {
   const mime = (await fileTypeFromBuffer(bytes))?.mime as string | undefined;
   const recurse = recurseFrom(node, limits);
-  const input = { bytes, name, mime, depth, limits, recurse };
+  const file = node?.file ?? (node && node === limits.tree?.root ? limits.uploadPath : undefined);
+  const input = { bytes, name, mime, depth, limits, recurse, file };
   const out = await formatOf(input).extract(input);
   return out.extra.archive ? out : { ...out, text: limits.budget.takeText(out.text) };
 }

@@ -54,7 +54,13 @@ export default async function run(task: ExtractTask): Promise<ExtractResult> {
       : task.limits;
     const budget = new Budget(settings, task.deadline);
     const keyring = new Keyring(settings.passwords ?? [], settings.maxPasswordTries ?? 0);
-    const out = await extractBytes(bytes, task.filename, 0, { ...settings, budget, keyring, tree });
+    const out = await extractBytes(bytes, task.filename, 0, {
+      ...settings,
+      budget,
+      keyring,
+      tree,
+      uploadPath: task.path,
+    });
     tree.root.type = out.type;
     const { content, spans, cut } = ownText(tree, out.text, task.limits.maxChars);
     const loupe: Record<string, unknown> = { ...out.extra.loupe };

@@ -114,10 +114,14 @@ export type OcrPage = (pageNumber: number) => Promise<string>;
  * pdftotext is started where it is installed and time is left; without a budget (a direct call)
  * it has no limits but the memory one.
  */
-function startPoppler(bytes: Buffer, budget: Budget | undefined, memoryMb: number): PdftotextJob | null {
+function startPoppler(
+  source: Buffer | string,
+  budget: Budget | undefined,
+  memoryMb: number,
+): PdftotextJob | null {
   const timeoutMs = budget?.timeLeftMs();
   if (timeoutMs === 0 || !hasPdftotext()) return null;
-  return startPdftotext(bytes, {
+  return startPdftotext(source, {
     memoryMb,
     timeoutMs,
     // UTF-8 takes at most 3 bytes per UTF-16 unit: past this, the characters left are surely spent.
@@ -153,16 +157,18 @@ export interface PdfOptions {
   budget?: Budget;
   /** pdftotext's memory limit (the sandbox's, FILES_EXTRACT_MEMORY_MB). */
   memoryMb?: number;
+  /** The same bytes on disk, when they are: pdftotext reads them there instead of from a pipe. */
+  file?: string | undefined;
 }
 
 /**
- * Takes the bytes over (see `pdfData`): callers must not read `bytes` afterwards. pdftotext gets
- * them first, then reads the pages while pdf.js opens the file for its metadata and attachments;
- * a file pdf.js cannot open gets pdf.js's answer, as before.
+ * Takes the bytes over (see `pdfData`): callers must not read `bytes` afterwards. pdftotext reads
+ * the pages (from `file`, else from the bytes, which it gets first) while pdf.js opens them for
+ * the metadata and attachments; a file pdf.js cannot open gets pdf.js's answer, as before.
  */
 export async function extractPdf(bytes: Buffer, options: PdfOptions = {}): Promise<ReadPdf> {
-  const { ocrPage, budget, memoryMb = DEFAULT_MEMORY_MB } = options;
-  const poppler = startPoppler(bytes, budget, memoryMb);
+  const { ocrPage, budget, memoryMb = DEFAULT_MEMORY_MB, file } = options;
+  const poppler = startPoppler(file ?? bytes, budget, memoryMb);
   await poppler?.written;
   let pdf: PdfDocument;
   try {

@@ -1,13 +1,15 @@
 /**
  * PDF page text from poppler's `pdftotext` (C++, about twice as fast as pdf.js's JavaScript text
- * layout), run as a child process of the extraction sandbox: the file on its stdin, the text of
- * every page on its stdout, one form feed after each page. `-raw` keeps the content stream's
+ * layout), run as a child process of the extraction sandbox: the file's path (or its bytes on
+ * stdin, for one that is not on disk), the text of every page on its stdout, one form feed after
+ * each page. `-raw` keeps the content stream's
  * order, as pdf.js does (tables row by row). The child is bounded on its own: a data-size rlimit
  * (the sandbox's watchdog reads only its own process), the time the budget has left, and a cap on
  * the bytes of text it may write; it is in the sandbox's process group, so a sandbox killed at
  * its hard limit takes it along.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
 import { findPrlimit, findProgram } from "../../../sandbox/memory.ts";
 
 /** What a run gave: every page, the complete pages before a limit stopped it, or nothing usable. */
@@ -33,7 +35,7 @@ export interface PdftotextJob {
   cancel(): Promise<void>;
 }
 
-const ARGS = ["-q", "-raw", "-enc", "UTF-8", "-", "-"];
+const ARGS = ["-q", "-raw", "-enc", "UTF-8"];
 const MB = 1024 * 1024;
 /** Looked up once per process: poppler-utils is optional (without it pdf.js reads every page). */
 let programs: { pdftotext: string | null; prlimit: string | null } | undefined;
@@ -45,18 +47,24 @@ const installed = () => {
 /** Whether pdftotext is installed here. */
 export const hasPdftotext = (): boolean => installed().pdftotext !== null;
 
-function spawnPdftotext(memoryMb: number): ChildProcess {
+/** `input`: a file's path, or "-" for stdin. */
+function spawnPdftotext(input: string, memoryMb: number): ChildProcess {
   const { prlimit } = installed();
-  const pdftotext = installed().pdftotext ?? "pdftotext";
+  const pdftotext = [installed().pdftotext ?? "pdftotext", ...ARGS, input, "-"];
   const [command, args] = prlimit
-    ? [prlimit, [`--data=${memoryMb * MB}`, "--", pdftotext, ...ARGS]]
-    : [pdftotext, ARGS];
-  return spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
+    ? [prlimit, [`--data=${memoryMb * MB}`, "--", ...pdftotext]]
+    : [pdftotext[0] as string, pdftotext.slice(1)];
+  const stdin = input === "-" ? "pipe" : "ignore";
+  return spawn(command, args, { stdio: [stdin, "pipe", "ignore"] });
 }
 
-/** Starts pdftotext on `bytes`; read `written` before handing the bytes to anything that takes them over. */
-export function startPdftotext(bytes: Uint8Array, limits: PdftotextLimits): PdftotextJob {
-  const child = spawnPdftotext(limits.memoryMb);
+/**
+ * Starts pdftotext on a file (its path: nothing is copied) or on bytes (through its stdin: read
+ * `written` before handing them to anything that takes them over).
+ */
+export function startPdftotext(source: Uint8Array | string, limits: PdftotextLimits): PdftotextJob {
+  // Absolute: a relative path starting with "-" would read as an option.
+  const child = spawnPdftotext(typeof source === "string" ? path.resolve(source) : "-", limits.memoryMb);
   const chunks: Buffer[] = [];
   let size = 0;
   let stoppedBy: "time" | "text" | null = null;
@@ -73,10 +81,11 @@ export function startPdftotext(bytes: Uint8Array, limits: PdftotextLimits): Pdft
     if (size > maxBytes) stop("text");
   });
   const written = new Promise<void>((resolve) => {
+    if (typeof source === "string" || !child.stdin) return resolve();
     // An early exit (no pdftotext, a refused file) ends the write with EPIPE: the result says why.
-    child.stdin?.on("error", () => resolve());
-    child.stdin?.once("close", () => resolve());
-    child.stdin?.end(bytes, () => resolve());
+    child.stdin.on("error", () => resolve());
+    child.stdin.once("close", () => resolve());
+    child.stdin.end(source, () => resolve());
   });
   const result = new Promise<PdftotextRun>((resolve) => {
     child.once("error", (err: NodeJS.ErrnoException) => {

@@ -35,6 +35,8 @@ export interface Input {
   depth: number;
   limits: Limits;
   recurse: Recurse;
+  /** Where these bytes are on disk, when they are (the upload, a child taken out). */
+  file?: string | undefined;
 }
 
 export interface Format {
@@ -64,10 +66,15 @@ export const FORMATS: readonly Format[] = [
   {
     name: "pdf",
     detect: ({ mime }) => mime === "application/pdf",
-    extract: async ({ bytes, depth, limits, recurse }) => {
+    extract: async ({ bytes, depth, limits, recurse, file }) => {
       let attachments: Array<{ name: string; bytes: Buffer }> = [];
       const out = await withPdfOcr(bytes, limits.ocr, async (ocrPage) => {
-        const read = await extractPdf(bytes, { ocrPage, budget: limits.budget, memoryMb: limits.memoryMb });
+        const read = await extractPdf(bytes, {
+          ocrPage,
+          budget: limits.budget,
+          memoryMb: limits.memoryMb,
+          file,
+        });
         attachments = read.attachments;
         return read.extracted;
       });
