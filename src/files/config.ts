@@ -378,7 +378,7 @@ export const filesSettings = {
   fuzzyMaxBytes: integer(
     ["FILES_FUZZY_MAX_BYTES", "FUZZY_MAX_BYTES"],
     20_000_000,
-    "Largest file given ssdeep and TLSH digests, in bytes (they run at 1–2.5 MB/s).",
+    "Largest file given ssdeep and TLSH digests, in bytes (ssdeep runs at about 8–13 MB/s, TLSH 100 MB/s).",
     { min: 0 },
   ),
   fuzzyTimeoutMs: integer(
