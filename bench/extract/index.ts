@@ -2,7 +2,8 @@
  * Extraction: a 200-page PDF written by LibreOffice, Loupe (HTTP to a files server in a child
  * process, and the worker's function in-process) versus poppler's `pdftotext`; a long DOCX
  * versus `soffice --convert-to txt`; text similarity to the baseline and to the words written;
- * then the server's peak RSS while it extracts a ~200 MB PDF.
+ * then the server's peak RSS while it extracts a ~200 MB PDF. BENCH_EXTRACT_AGAINST=<checkout> runs that
+ * checkout's server beside this one on the PDF (an A/B in one session).
  */
 import { execFile } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -13,7 +14,7 @@ import { promisify } from "node:util";
 import run, { type ExtractResult } from "../../src/files/processors/extractor/worker.ts";
 import { fmt, memoryOf, percentiles } from "../lib/measure.ts";
 import { multipartBody, postPrepared } from "../lib/multipart.ts";
-import { startChildServer } from "../lib/server.ts";
+import { type ChildServer, startChildServer } from "../lib/server.ts";
 import { LibreOffice, longReportHtml, makeBigPdf, makeReport } from "./documents.ts";
 import { similarity } from "./similarity.ts";
 
@@ -21,6 +22,17 @@ const exec = promisify(execFile);
 const PAGES = Number(process.env.BENCH_EXTRACT_PAGES ?? 200);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BIG_MB = Number(process.env.BENCH_EXTRACT_BIG_MB ?? 200);
+/**
+ * Another checkout (a worktree of main, say) whose files server runs beside this one's on the PDF,
+ * in the same alternating rounds: a change and its base measured in one session.
+ */
+const AGAINST = process.env.BENCH_EXTRACT_AGAINST;
+/** The servers of the small-document runs (the limits given in the environment are for the big PDF). */
+const SMALL_RUN_ENV = {
+  CLAMD_SOCKET: "/nonexistent",
+  EXTRACT_MEMORY_MB: "1024",
+  EXTRACT_TIMEOUT_MS: "120000",
+};
 const LIMITS = { maxChars: 10_000_000, maxDepth: 3, maxArchiveBytes: 500_000_000, maxArchiveEntries: 10_000 };
 
 interface Entry {
@@ -115,6 +127,36 @@ function report(
   );
 }
 
+async function startAgainst(): Promise<ChildServer | null> {
+  if (!AGAINST) return null;
+  // That checkout's own helper starts its `src/cli/main.ts` from its ROOT, which `./loupe` sets for
+  // this one through LOUPE_ROOT: the helper's modules must be loaded, and the server run, with it
+  // pointing there.
+  const root = path.resolve(AGAINST);
+  const ours = process.env.LOUPE_ROOT;
+  process.env.LOUPE_ROOT = root;
+  try {
+    const helper = path.join(root, "test/helpers/child-server.ts");
+    const { startChildServer: start } = (await import(helper)) as {
+      startChildServer: typeof startChildServer;
+    };
+    return await start(["files", "serve"], { ...SMALL_RUN_ENV, LOUPE_ROOT: root });
+  } finally {
+    if (ours === undefined) delete process.env.LOUPE_ROOT;
+    else process.env.LOUPE_ROOT = ours;
+  }
+}
+
+function reportAgainst(results: Record<string, SideResult>, written: string): void {
+  const base = results.baseline as SideResult;
+  const other = results.against as SideResult;
+  const http = results.http as SideResult;
+  const vsWritten = similarity(other.text, written);
+  console.log(
+    `  HTTP of ${AGAINST}: best ${fmt(other.ms)} ms, median ${fmt(other.median)} ms → best ${fmt(other.ms / base.ms, 2)}×, median ${fmt(other.median / base.median, 2)}× (this tree / that one: best ${fmt(http.ms / other.ms, 2)}, median ${fmt(http.median / other.median, 2)}); against the words written ${fmt(vsWritten.words, 4)} / pairs ${fmt(vsWritten.bigrams, 4)}`,
+  );
+}
+
 /** The text of the generated HTML, as a reader would see it (the <title> is metadata, not body text). */
 function writtenText(html: string): string {
   return html
@@ -201,12 +243,8 @@ async function main(): Promise<void> {
     const made = await timed(() => makeReport(dir, PAGES, office));
     const { pdf, docx } = made.value;
     const written = writtenText(longReportHtml(PAGES));
-    // The limits given in the environment are meant for the big PDF below, not for these runs.
-    const server = await startChildServer(["files", "serve"], {
-      CLAMD_SOCKET: "/nonexistent",
-      EXTRACT_MEMORY_MB: "1024",
-      EXTRACT_TIMEOUT_MS: "120000",
-    });
+    const server = await startChildServer(["files", "serve"], SMALL_RUN_ENV);
+    const against = await startAgainst();
     try {
       const pdfPages = (await overHttp(server.url, pdf)).processors.extractor.analysis?.extra.pdf?.page_count;
       console.log(
@@ -216,9 +254,11 @@ async function main(): Promise<void> {
         baseline: async () =>
           (await exec("pdftotext", ["-enc", "UTF-8", pdf, "-"], { maxBuffer: 1 << 26 })).stdout,
         http: async () => (await overHttp(server.url, pdf)).content,
+        ...(against ? { against: async () => (await overHttp(against.url, pdf)).content } : {}),
         direct: () => inProcess(pdf),
       });
       report(`PDF, ${pdfPages} pages`, "pdftotext", pdfResults, written, { ratio: 2, similarity: 0.95 });
+      if (pdfResults.against) reportAgainst(pdfResults, written);
 
       const txtDir = path.join(dir, "txt");
       const docxResults = await bestOf({
@@ -229,6 +269,7 @@ async function main(): Promise<void> {
       report("DOCX", "soffice --convert-to txt", docxResults, written, { ratio: 2, similarity: 0.95 });
     } finally {
       await server.stop();
+      await against?.stop();
     }
     await bigPdfMemory(dir);
   } finally {
