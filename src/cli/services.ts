@@ -4,7 +4,6 @@
  */
 import path from "node:path";
 import type { CommonConfig } from "../common/config.ts";
-import { countBuffersInHeapLimit } from "../common/gc.ts";
 import type { Logger } from "../common/logger.ts";
 import { findClamd, type ManagedClamd, startManagedClamd } from "../files/clamd/managed.ts";
 import type { FilesConfig } from "../files/config.ts";
@@ -24,7 +23,6 @@ export async function startFilesService(
   config: FilesConfig,
   logger: Logger,
 ): Promise<RunningService> {
-  countBuffersInHeapLimit(config.gcBuffersInHeapLimit);
   const clamd = await startClamdIfNeeded(common, config, logger);
   const app = await buildFilesServer({ common, files: config, logger, managedClamd: clamd?.address });
   await app.listen({ host: common.host, port: config.port });

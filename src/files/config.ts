@@ -30,11 +30,6 @@ export const filesSettings = {
     "Uploads of at most this many bytes (by Content-Length) are kept in memory instead of a temp file, for the routes that work on bytes (rulematch and yara, thumbnails); 0 turns it off. Past ≈ 30 KB an image costs more as bytes over IPC than as a temp file (docs/benchmarks.md).",
     { min: 0 },
   ),
-  gcBuffersInHeapLimit: flag(
-    "FILES_GC_BUFFERS_IN_HEAP_LIMIT",
-    true,
-    "Collect upload buffers (memory outside V8's heap) within the heap's own growing limit, instead of a full collection of the heap every 64 MB of them: less CPU per large upload for some more resident memory between collections (docs/benchmarks.md).",
-  ),
   tmpDir: {
     ...text(
       "FILES_TMP_DIR",
