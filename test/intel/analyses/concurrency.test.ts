@@ -12,10 +12,10 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { finishedAnalysis, uploadAnalysis } from "../../helpers/analyses.ts";
 import { describeOnEachDatabase } from "../../helpers/databases.ts";
 import type { TestIntelServer } from "../../helpers/intel-server.ts";
 import { serveOnLoopback } from "../../helpers/loopback.ts";
+import { finishedAnalysis, uploadAnalysis } from "./requests.ts";
 
 const LIMIT = 2;
 const FILES = 5;

@@ -10,11 +10,11 @@ import { readdir } from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
 import { before, it } from "node:test";
-import { finishedAnalysis, uploadAnalysis } from "../../helpers/analyses.ts";
 import type { TestIntelServer } from "../../helpers/intel-server.ts";
 import { type Json, json } from "../../helpers/json.ts";
 import { serveOnLoopback } from "../../helpers/loopback.ts";
 import { describeAnalyses } from "./fixtures.ts";
+import { finishedAnalysis, uploadAnalysis } from "./requests.ts";
 
 /** What the fake files service does with an upload whose name is the key. */
 const BEHAVIOURS: Record<string, (res: http.ServerResponse) => void> = {

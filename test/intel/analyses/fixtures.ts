@@ -3,6 +3,7 @@
  * its test is about); a suite's data folder with the intel servers started on it, closed and
  * removed after the suite — servers first, so none writes into a folder being removed; and the
  * shape of a suite: a files service, then the same tests on each database.
+ * (Their HTTP requests are in requests.ts beside this file.)
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";

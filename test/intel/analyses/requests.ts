@@ -1,7 +1,7 @@
-/** Uploads to intel's `POST /api/analyses/` and waits for the analysis to leave `pending` (polling its GET). */
+/** The analyses suites' requests: upload to intel's `POST /api/analyses/`, then wait for the analysis to leave `pending` (polling its GET). */
 import assert from "node:assert/strict";
-import type { TestIntelServer } from "./intel-server.ts";
-import { type Json, json } from "./json.ts";
+import type { TestIntelServer } from "../../helpers/intel-server.ts";
+import { type Json, json } from "../../helpers/json.ts";
 
 /** Sends `text` as a file named `name`; the pending analysis' id (202 asserted). */
 export async function uploadAnalysis(server: TestIntelServer, text: string, name: string): Promise<string> {
