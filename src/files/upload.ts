@@ -19,6 +19,7 @@ import type { App } from "../common/http.ts";
 import { multipartFault } from "../common/multipart.ts";
 import { isAlive } from "../common/process.ts";
 import { Scratch } from "./scratch.ts";
+import { noteUploadBytes } from "./upload-gc.ts";
 
 export interface FileHashes {
   md5: string;
@@ -336,6 +337,7 @@ class CountingStream extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.size += chunk.length;
+    noteUploadBytes(chunk.length);
     done(null, chunk);
   }
 }
