@@ -39,9 +39,15 @@ export interface ScanTask {
   /**
    * Past this many bytes of WebAssembly memory after the task (a large file was copied in, and a
    * WebAssembly memory never shrinks: 200 MB scanned kept 440 MB), the thread ends once it has
-   * answered and the pool starts a fresh one. Undefined: never.
+   * been idle `recycleIdleMs` and the pool starts a fresh one. Undefined: never.
    */
   recycleBytes?: number;
+  /**
+   * How long a thread past `recycleBytes` waits for its next task before ending: large files sent
+   * one after another reuse its grown memory and compiled rules (a fresh thread pays the engine's
+   * load, the compile and a page fault per 4 KB of memory again: docs/benchmarks.md).
+   */
+  recycleIdleMs?: number;
   status: SharedArrayBuffer;
 }
 
@@ -197,14 +203,21 @@ function scan(task: ScanTask): TaskResult {
   }
 }
 
+/** Ends this thread once it has been idle a while with a grown memory (`ScanTask.recycleBytes`). */
+let recycleTimer: NodeJS.Timeout | undefined;
+
+function recycleWhenIdle(task: ScanTask): void {
+  if (task.recycleBytes === undefined || engine.memory.buffer.byteLength <= task.recycleBytes) return;
+  // Armed after the answer is posted (piscina posts it in a microtask); a task handed to this
+  // thread as it ends fails before it starts, and the pool runs it again (pool.ts).
+  recycleTimer = setTimeout(() => process.exit(0), task.recycleIdleMs ?? 0);
+}
+
 export default function run(task: ScanTask): TaskResult | ValidateResult {
+  clearTimeout(recycleTimer);
   try {
     const result = task.kind === "validate" ? validate(task) : scan(task);
-    if (task.recycleBytes !== undefined && engine.memory.buffer.byteLength > task.recycleBytes) {
-      // After the answer is posted (piscina posts it in a microtask); a task handed to this thread
-      // meanwhile fails before it starts, and the pool runs it again (pool.ts).
-      setImmediate(() => process.exit(0));
-    }
+    recycleWhenIdle(task);
     return result;
   } catch (err) {
     if (err instanceof InvalidRules) return { ok: false, error: err.code, message: err.message };
