@@ -39,6 +39,8 @@ const WARM_SCANNERS = 1;
 const RULES_CACHE_SIZE = 32;
 /** A WebAssembly worker whose memory grew past this (a large file was scanned) is replaced: that memory never shrinks. */
 const WORKER_RECYCLE_BYTES = 64 * MB;
+/** ...once it has had no task for this long: large files sent in a row keep its memory and rules (worker.ts). */
+const WORKER_RECYCLE_IDLE_MS = 5000;
 
 /** The WebAssembly worker pool (compiles every source; scans where native cannot) and the native engine, unless FILES_RULES_ENGINE=wasm. */
 function createEngines(config: FilesConfig): { pool: YaraPool; native: NativeEngine | undefined } {
@@ -137,6 +139,7 @@ async function scanUpload(
     input,
     cacheSize: RULES_CACHE_SIZE,
     recycleBytes: WORKER_RECYCLE_BYTES,
+    recycleIdleMs: WORKER_RECYCLE_IDLE_MS,
     maxMatchesPerString: config.ruleMaxMatchesPerString,
     plaintextMax: config.rulePlaintextMax,
     consoleMax: config.rulesConsoleMaxChars,

@@ -59,7 +59,12 @@ function metaValue(value: unknown): string | number | boolean {
   return String(value);
 }
 
-export function toRuleMatches(result: YaraXScanResult, data: Uint8Array, plaintextMax: number): RuleMatch[] {
+/** `bytesAt(offset, length)`: the scanned bytes there, for a match's text (at most `plaintextMax` + 1 are read). */
+export function toRuleMatches(
+  result: YaraXScanResult,
+  bytesAt: (offset: number, length: number) => Uint8Array,
+  plaintextMax: number,
+): RuleMatch[] {
   return (result.matches ?? [])
     .filter((m) => m.isPrivate !== true)
     .map((m) => ({
@@ -74,7 +79,7 @@ export function toRuleMatches(result: YaraXScanResult, data: Uint8Array, plainte
           instances: p.matches.map((hit) => ({
             offset: hit.offset,
             matched_length: hit.length,
-            plaintext: plaintextOf(data.subarray(hit.offset, hit.offset + hit.length), plaintextMax),
+            plaintext: plaintextOf(bytesAt(hit.offset, Math.min(hit.length, plaintextMax + 1)), plaintextMax),
           })),
         })),
     }));

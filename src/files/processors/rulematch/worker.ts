@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { Compiler, initSync, type Rules } from "@virustotal/yara-x";
+import { Compiler, initSync, type Rules, type Scanner } from "@virustotal/yara-x";
 import { Lru } from "../../../common/lru.ts";
 import { catalogueOf, type RuleCatalogue } from "./catalogue.ts";
 import { ConsoleCapture } from "./console.ts";
@@ -15,6 +15,7 @@ import { checkRules, type RuleLimits, type RuleRefusal } from "./limits.ts";
 import { type RuleMatch, toRuleMatches, type YaraXScanResult } from "./matches.ts";
 import { metaProbe } from "./probe.ts";
 import { PHASE, recordFault, setPhase } from "./status.ts";
+import { type EngineExports, scanFileInPlace, supportsInPlaceScan } from "./wasm-file-scan.ts";
 
 // The package is built for browsers; in Node the WebAssembly module is read from beside its entry point.
 const engine = initSync({
@@ -39,9 +40,15 @@ export interface ScanTask {
   /**
    * Past this many bytes of WebAssembly memory after the task (a large file was copied in, and a
    * WebAssembly memory never shrinks: 200 MB scanned kept 440 MB), the thread ends once it has
-   * answered and the pool starts a fresh one. Undefined: never.
+   * been idle `recycleIdleMs` and the pool starts a fresh one. Undefined: never.
    */
   recycleBytes?: number;
+  /**
+   * How long a thread past `recycleBytes` waits for its next task before ending: large files sent
+   * one after another reuse its grown memory and compiled rules (a fresh thread pays the engine's
+   * load, the compile and a page fault per 4 KB of memory again: docs/benchmarks.md).
+   */
+  recycleIdleMs?: number;
   status: SharedArrayBuffer;
 }
 
@@ -176,16 +183,15 @@ function scan(task: ScanTask): TaskResult {
   setPhase(task.status, PHASE.compiling);
   const c = compile(task.rules, task.limits, task.cacheSize);
   setPhase(task.status, PHASE.scanning);
-  const data = inputBytes(task.input);
   const started = performance.now();
   const scanner = c.compiled.rules.scanner();
   consoleOutput.start(task.consoleMax);
   try {
     scanner.setMaxMatchesPerPattern(task.maxMatchesPerString);
-    const result = scanner.scan(data) as YaraXScanResult;
+    const matches = scanInput(scanner, task.input, task.plaintextMax);
     return {
       ok: true,
-      matches: toRuleMatches(result, data, task.plaintextMax),
+      matches,
       warnings: c.compiled.warnings,
       ...consoleOutput.stop(),
       compiledNow: c.compiledNow,
@@ -197,14 +203,33 @@ function scan(task: ScanTask): TaskResult {
   }
 }
 
+/** A temp file is read straight into the engine's memory (wasm-file-scan.ts); bytes are handed over. */
+function scanInput(scanner: Scanner, input: ScanInput, plaintextMax: number): RuleMatch[] {
+  if ("path" in input && supportsInPlaceScan(engine, scanner)) {
+    return scanFileInPlace(engine as unknown as EngineExports, scanner, input.path, (result, bytesAt) =>
+      toRuleMatches(result as YaraXScanResult, bytesAt, plaintextMax),
+    );
+  }
+  const data = inputBytes(input);
+  const result = scanner.scan(data) as YaraXScanResult;
+  return toRuleMatches(result, (offset, length) => data.subarray(offset, offset + length), plaintextMax);
+}
+
+/** Ends this thread once it has been idle a while with a grown memory (`ScanTask.recycleBytes`). */
+let recycleTimer: NodeJS.Timeout | undefined;
+
+function recycleWhenIdle(task: ScanTask): void {
+  if (task.recycleBytes === undefined || engine.memory.buffer.byteLength <= task.recycleBytes) return;
+  // Armed after the answer is posted (piscina posts it in a microtask); a task handed to this
+  // thread as it ends fails before it starts, and the pool runs it again (pool.ts).
+  recycleTimer = setTimeout(() => process.exit(0), task.recycleIdleMs ?? 0);
+}
+
 export default function run(task: ScanTask): TaskResult | ValidateResult {
+  clearTimeout(recycleTimer);
   try {
     const result = task.kind === "validate" ? validate(task) : scan(task);
-    if (task.recycleBytes !== undefined && engine.memory.buffer.byteLength > task.recycleBytes) {
-      // After the answer is posted (piscina posts it in a microtask); a task handed to this thread
-      // meanwhile fails before it starts, and the pool runs it again (pool.ts).
-      setImmediate(() => process.exit(0));
-    }
+    recycleWhenIdle(task);
     return result;
   } catch (err) {
     if (err instanceof InvalidRules) return { ok: false, error: err.code, message: err.message };
