@@ -59,12 +59,7 @@ function metaValue(value: unknown): string | number | boolean {
   return String(value);
 }
 
-/** `bytesAt(offset, length)`: the scanned bytes there, for a match's text (at most `plaintextMax` + 1 are read). */
-export function toRuleMatches(
-  result: YaraXScanResult,
-  bytesAt: (offset: number, length: number) => Uint8Array,
-  plaintextMax: number,
-): RuleMatch[] {
+export function toRuleMatches(result: YaraXScanResult, data: Uint8Array, plaintextMax: number): RuleMatch[] {
   return (result.matches ?? [])
     .filter((m) => m.isPrivate !== true)
     .map((m) => ({
@@ -79,7 +74,7 @@ export function toRuleMatches(
           instances: p.matches.map((hit) => ({
             offset: hit.offset,
             matched_length: hit.length,
-            plaintext: plaintextOf(bytesAt(hit.offset, Math.min(hit.length, plaintextMax + 1)), plaintextMax),
+            plaintext: plaintextOf(data.subarray(hit.offset, hit.offset + hit.length), plaintextMax),
           })),
         })),
     }));

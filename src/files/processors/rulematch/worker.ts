@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { Compiler, initSync, type Rules, type Scanner } from "@virustotal/yara-x";
+import { Compiler, initSync, type Rules } from "@virustotal/yara-x";
 import { Lru } from "../../../common/lru.ts";
 import { catalogueOf, type RuleCatalogue } from "./catalogue.ts";
 import { ConsoleCapture } from "./console.ts";
@@ -15,7 +15,6 @@ import { checkRules, type RuleLimits, type RuleRefusal } from "./limits.ts";
 import { type RuleMatch, toRuleMatches, type YaraXScanResult } from "./matches.ts";
 import { metaProbe } from "./probe.ts";
 import { PHASE, recordFault, setPhase } from "./status.ts";
-import { type EngineExports, scanFileInPlace, supportsInPlaceScan } from "./wasm-file-scan.ts";
 
 // The package is built for browsers; in Node the WebAssembly module is read from beside its entry point.
 const engine = initSync({
@@ -183,15 +182,16 @@ function scan(task: ScanTask): TaskResult {
   setPhase(task.status, PHASE.compiling);
   const c = compile(task.rules, task.limits, task.cacheSize);
   setPhase(task.status, PHASE.scanning);
+  const data = inputBytes(task.input);
   const started = performance.now();
   const scanner = c.compiled.rules.scanner();
   consoleOutput.start(task.consoleMax);
   try {
     scanner.setMaxMatchesPerPattern(task.maxMatchesPerString);
-    const matches = scanInput(scanner, task.input, task.plaintextMax);
+    const result = scanner.scan(data) as YaraXScanResult;
     return {
       ok: true,
-      matches,
+      matches: toRuleMatches(result, data, task.plaintextMax),
       warnings: c.compiled.warnings,
       ...consoleOutput.stop(),
       compiledNow: c.compiledNow,
@@ -201,18 +201,6 @@ function scan(task: ScanTask): TaskResult {
   } finally {
     scanner.free();
   }
-}
-
-/** A temp file is read straight into the engine's memory (wasm-file-scan.ts); bytes are handed over. */
-function scanInput(scanner: Scanner, input: ScanInput, plaintextMax: number): RuleMatch[] {
-  if ("path" in input && supportsInPlaceScan(engine, scanner)) {
-    return scanFileInPlace(engine as unknown as EngineExports, scanner, input.path, (result, bytesAt) =>
-      toRuleMatches(result as YaraXScanResult, bytesAt, plaintextMax),
-    );
-  }
-  const data = inputBytes(input);
-  const result = scanner.scan(data) as YaraXScanResult;
-  return toRuleMatches(result, (offset, length) => data.subarray(offset, offset + length), plaintextMax);
 }
 
 /** Ends this thread once it has been idle a while with a grown memory (`ScanTask.recycleBytes`). */
