@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { ROOT } from "../common/config.ts";
 import { createLogger } from "../common/logger.ts";
 import { ensureDebianPackages } from "../common/system.ts";
+import { UsageError } from "./usage.ts";
 
 /** Debian packages the suite uses as real peers and oracles; installed when root, else suites skip. */
 export const TEST_SYSTEM_PACKAGES: string[] = [
@@ -42,8 +43,17 @@ export async function test(args: string[]): Promise<number | undefined> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { "no-lint": { type: "boolean" }, "no-install": { type: "boolean" } },
+    options: {
+      "no-lint": { type: "boolean" },
+      "no-install": { type: "boolean" },
+      concurrency: { type: "string", default: "2" },
+    },
   });
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new UsageError(
+      `--concurrency takes a whole number of test files at a time, not "${values.concurrency}"`,
+    );
   const log = createLogger("info", "test");
   if (!values["no-install"]) {
     const missing = ensureDebianPackages(TEST_SYSTEM_PACKAGES, log);
@@ -57,7 +67,7 @@ export async function test(args: string[]): Promise<number | undefined> {
   const ok = step("tests", process.execPath, [
     "--disable-warning=ExperimentalWarning",
     "--test",
-    "--test-concurrency=2",
+    `--test-concurrency=${concurrency}`,
     "--test-timeout=300000",
     ...files,
   ]);
