@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { analyzeWithService, type FilesTarget } from "./analyze/files-client.ts";
 import { type IntelTarget, IntelUnavailable, intelVerdicts } from "./analyze/intel.ts";
-import { type LocalFiles, startLocalFiles } from "./analyze/local.ts";
+import type { LocalFiles } from "./analyze/local.ts";
 import type { FileReport } from "./analyze/report.ts";
 import { readAnalyzeSettings } from "./analyze/settings.ts";
 import { textReport } from "./analyze/text.ts";
@@ -130,7 +130,8 @@ export async function analyze(args: string[]): Promise<number> {
   const timeoutMs = positive(values.timeout, "--timeout", 1000) ?? settings.timeoutMs;
   const intel = intelTarget(values, settings);
   let local: LocalFiles | undefined;
-  if (values.local) local = await startLocalFiles(process.env);
+  // The whole files service (a thousand modules) is loaded only when it runs here.
+  if (values.local) local = await (await import("./analyze/local.ts")).startLocalFiles(process.env);
   try {
     const target = await filesTarget(values, local?.url ?? values.url ?? settings.filesUrl, timeoutMs);
     const reports: FileReport[] = [];

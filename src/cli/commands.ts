@@ -66,7 +66,7 @@ const TABLE: CommandHelp[] = [
   {
     words: ["test"],
     usage:
-      "Usage: ./loupe test [--no-install] [--no-lint] [TEST_FILE…]\n\n  Installs what the tests need (as root), lints, type-checks and runs the suite (or the files given).\n",
+      "Usage: ./loupe test [--no-install] [--no-lint] [--concurrency N] [TEST_FILE…]\n\n  Installs what the tests need (as root), lints, type-checks and runs the suite (or the files given),\n  N test files at a time (default 2).\n",
   },
   { words: ["files"], usage: "Usage: ./loupe files serve [--port N]\n" },
   {

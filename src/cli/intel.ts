@@ -2,7 +2,6 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { readCommonConfig } from "../common/config.ts";
-import { closeOnSignals } from "../common/http.ts";
 import { createLogger } from "../common/logger.ts";
 import { readIntelConfig } from "../intel/config.ts";
 import {
@@ -25,7 +24,6 @@ import { enabledConnector, openIntelServices } from "../intel/services/index.ts"
 import { MarkingError, markingLevel, setSubjectMarking } from "../intel/services/markings.ts";
 import { INTEL_USAGE as USAGE, usageFor } from "./commands.ts";
 import { readCredentialFields } from "./credential-input.ts";
-import { startIntelService, startIntelWorker } from "./services.ts";
 import { UsageError } from "./usage.ts";
 
 export async function intel(args: string[]): Promise<number | undefined> {
@@ -77,6 +75,18 @@ async function withServices(fn: (s: Services) => Promise<unknown>): Promise<numb
   }
 }
 
+/**
+ * The HTTP server and worker, loaded only by the commands that run them: the account and
+ * credentials commands would otherwise load some 1,400 modules they never use (a second a run).
+ */
+async function serverModules() {
+  const [{ startIntelService, startIntelWorker }, { closeOnSignals }] = await Promise.all([
+    import("./services.ts"),
+    import("../common/http.ts"),
+  ]);
+  return { startIntelService, startIntelWorker, closeOnSignals };
+}
+
 async function serve(args: string[]): Promise<undefined> {
   const { values } = parseArgs({
     args,
@@ -85,6 +95,7 @@ async function serve(args: string[]): Promise<undefined> {
   const env = values.port ? { ...process.env, INTEL_PORT: values.port } : process.env;
   const common = readCommonConfig(env);
   const logger = createLogger(common.logLevel, "intel");
+  const { startIntelService, closeOnSignals } = await serverModules();
   const service = await startIntelService(common, readIntelConfig(env), logger, {
     worker: !values["no-worker"],
   });
@@ -99,6 +110,7 @@ async function serve(args: string[]): Promise<undefined> {
 async function worker(): Promise<undefined> {
   const common = readCommonConfig();
   const logger = createLogger(common.logLevel, "intel-worker");
+  const { startIntelWorker, closeOnSignals } = await serverModules();
   const services = await startIntelWorker(readIntelConfig(), logger);
   logger.info("intel worker started");
   closeOnSignals(logger, [services.close]);

@@ -13,7 +13,9 @@ import { createLogger } from "../../src/common/logger.ts";
 import { type IntelProcess, startIntelProcessWithKey } from "../helpers/intel-process.ts";
 import { assertSurvived, type RealProcess, startFilesProcess } from "../helpers/real-process.ts";
 
-const TIMEOUTS = { HTTP_BODY_IDLE_TIMEOUT_MS: "1500", HTTP_REQUEST_TIMEOUT_MS: "5000" };
+/** Low bounds keep the waits short; a byte every TRICKLE_MS stays far under the idle bound. */
+const TIMEOUTS = { HTTP_BODY_IDLE_TIMEOUT_MS: "800", HTTP_REQUEST_TIMEOUT_MS: "2000" };
+const TRICKLE_MS = 200;
 /** Far past either bound (plus Node's one-second check): a socket still open then was never closed. */
 const GIVE_UP_MS = 20_000;
 
@@ -77,7 +79,7 @@ describe("slow clients (real processes)", () => {
   it("files: closes a body that goes silent, and one trickled past the request bound, serving others meanwhile", async () => {
     const upload = head("/analyzer/extractor", "multipart/form-data; boundary=x");
     const silent = trickle(files.url, upload, 60_000);
-    const slow = trickle(files.url, upload, 400);
+    const slow = trickle(files.url, upload, TRICKLE_MS);
     const health = await fetch(`${files.url}/`);
     assert.equal(health.status, 200);
     await health.arrayBuffer();
@@ -90,7 +92,7 @@ describe("slow clients (real processes)", () => {
   it("intel: the same for a JSON body on an authenticated route", async () => {
     const request = head("/api/request/", "application/json", `Authorization: Token ${intel.key}\r\n`);
     const silent = trickle(intel.url, request, 60_000);
-    const slow = trickle(intel.url, request, 400);
+    const slow = trickle(intel.url, request, TRICKLE_MS);
     const types = await intel.api("/api/types/");
     assert.equal(types.status, 200);
     await types.arrayBuffer();
@@ -103,7 +105,7 @@ describe("slow clients (real processes)", () => {
 
 describe("slow answers", () => {
   it("never cuts an answer that takes longer than the body-idle bound once the body is in", async () => {
-    const common = readCommonConfig({ HTTP_BODY_IDLE_TIMEOUT_MS: "300" });
+    const common = readCommonConfig({ HTTP_BODY_IDLE_TIMEOUT_MS: "100" });
     const app = await createHttpServer({
       name: "test",
       version: "0",
@@ -115,7 +117,7 @@ describe("slow answers", () => {
       timeouts: common.timeouts,
     });
     app.post("/slow", async (req) => {
-      await new Promise((r) => setTimeout(r, 1_200));
+      await new Promise((r) => setTimeout(r, 500));
       return { got: req.body };
     });
     const url = await app.listen({ host: "127.0.0.1", port: 0 });

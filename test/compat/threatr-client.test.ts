@@ -1,5 +1,6 @@
 /**
- * Colander's Threatr client against real Loupe intel servers (SQLite and PostgreSQL): the requests
+ * Colander's Threatr client against a real Loupe intel server (SQLite: the client sees only HTTP,
+ * and the request protocol is proved on both databases in test/intel/protocol.test.ts): the requests
  * its code sends, replayed as sent (python-requests headers, `Token` key, `json=` bodies, the
  * investigate page's poll: force once, then the same query unforced), and every answer checked
  * against Threatr's shapes as Colander reads them (test/compat/schemas/threatr.schema.json).
@@ -8,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { addCredentials } from "../../src/intel/store/credentials.ts";
 import { fixture } from "../helpers/connectors.ts";
-import { describeOnEachDatabase } from "../helpers/databases.ts";
+import { describeOnDatabase } from "../helpers/databases.ts";
 import { type SimpleFake, startFakeVendor } from "../helpers/fake-vendor.ts";
 import { startFakeVirusTotal, VT_KEY, vtFixture } from "../helpers/fake-virustotal.ts";
 import type { TestIntelServer } from "../helpers/intel-server.ts";
@@ -97,7 +98,7 @@ async function investigate(colander: ColanderThreatrClient, query: Json): Promis
   throw new Error(`no result for ${JSON.stringify(query)}`);
 }
 
-describeOnEachDatabase("Colander's Threatr client against Loupe intel", (db) => {
+describeOnDatabase("sqlite", "Colander's Threatr client against Loupe intel on sqlite", {}, (db) => {
   let vendors: Awaited<ReturnType<typeof startVendors>>;
   let hashlookup: SimpleFake;
   let server: TestIntelServer;

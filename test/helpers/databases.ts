@@ -21,7 +21,7 @@ type ServerOptions = Parameters<typeof startIntelServer>[0];
 /** What a suite gets of the database it runs on. */
 export interface SuiteDatabase {
   readonly kind: DbKind;
-  /** The suite's own database (made before the suite's `before` hooks run). */
+  /** The suite's own database, migrated (made before the suite's `before` hooks run). */
   readonly url: string;
   /** A store on the suite's database, opened once (closed after the suite). */
   store(): Promise<Store>;
@@ -62,13 +62,15 @@ function suiteOn(kind: DbKind, body: (db: SuiteDatabase) => void): void {
   const closes: Array<() => Promise<void>> = [];
   let url: string | undefined;
   let store: Promise<Store> | undefined;
-  const fresh = async () => {
-    const made = await freshDatabase(kind);
+  const fresh = async (migrated = false) => {
+    const made = await freshDatabase(kind, { migrated });
     drops.push(made.drop);
     return made.url;
   };
   before(async () => {
-    url = await fresh();
+    // Migrated already (the store, servers and processes opened on it find nothing to do);
+    // `fresh()` stays empty for the suites that run the migrations themselves.
+    url = await fresh(true);
   });
   const db: SuiteDatabase = {
     kind,
@@ -83,7 +85,7 @@ function suiteOn(kind: DbKind, body: (db: SuiteDatabase) => void): void {
       });
       return store;
     },
-    fresh,
+    fresh: () => fresh(),
     async startIntelServer(opts = {}) {
       const server = await startIntelServer({ databaseUrl: db.url, ...opts });
       const close = once(server.close);

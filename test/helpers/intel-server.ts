@@ -15,6 +15,7 @@ import {
   startWorker,
 } from "../../src/intel/server.ts";
 import { createToken, createUser } from "../../src/intel/store/accounts.ts";
+import { migratedTemplate } from "./pg-template.ts";
 import { servicesRequired } from "./requires.ts";
 
 export type DbKind = "sqlite" | "postgres";
@@ -39,8 +40,15 @@ export async function postgresSkipReason(): Promise<string | false> {
   }
 }
 
-/** A database of its own: a temp SQLite file, or a new PostgreSQL database (dropped by `drop`). */
-export async function freshDatabase(kind: DbKind): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A database of its own: a temp SQLite file, or a new PostgreSQL database (dropped by `drop`).
+ * `migrated`: a PostgreSQL one is cloned from a template whose migrations have run (the store's
+ * first open then only checks them); SQLite's run in milliseconds anyway.
+ */
+export async function freshDatabase(
+  kind: DbKind,
+  opts: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   if (kind === "sqlite") {
     const dir = await mkdtemp(path.join(os.tmpdir(), "loupe-intel-db-"));
     return {
@@ -49,9 +57,10 @@ export async function freshDatabase(kind: DbKind): Promise<{ url: string; drop()
     };
   }
   const name = `loupe_t_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const template = opts.migrated ? ` template ${await migratedTemplate(PG_URL)}` : "";
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template}`);
   await admin.end();
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;

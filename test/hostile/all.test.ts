@@ -13,7 +13,12 @@ import { zipOfZips } from "./extract-cases.ts";
 describe("hostile /analyzer/all on a real files process", () => {
   let server: RealProcess;
   before(async () => {
-    server = await startFilesProcess({ MAX_FORM_FIELD_SIZE: "1000000" });
+    // Tight archive limits keep the bomb quick; test/hostile/extract.test.ts sends it to the defaults.
+    server = await startFilesProcess({
+      MAX_FORM_FIELD_SIZE: "1000000",
+      EXTRACT_MEMORY_MB: "512",
+      EXTRACT_MAX_ARCHIVE_BYTES: "50000000",
+    });
   });
   after(() => server.close());
 

@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { crc32, createDeflate, createGzip, deflateRawSync, deflateSync } from "node:zlib";
 import * as CFB from "cfb";
+import { buildersKey, cachedBuild } from "../helpers/built-cache.ts";
 import { docxOf, pdfFromObjects } from "../helpers/documents.ts";
 import { compressedStream, sevenZipArchive, withKeyPower } from "../helpers/sevenzip.ts";
 import { storedZip } from "../helpers/zip.ts";
@@ -199,7 +200,7 @@ const parserAttack = (c: Omit<ExtractCase, "expect" | "server">): ExtractCase =>
   server: "tight",
 });
 
-export const extractCases: ExtractCase[] = [
+const cases: ExtractCase[] = [
   bomb({
     name: "zip of 6 zips, each one 100 MiB file of zero bytes (the 3 KB process killer)",
     filename: "bomb.zip",
@@ -343,3 +344,15 @@ export const extractCases: ExtractCase[] = [
     bytes: async () => deepXlsx(),
   }),
 ];
+
+/** Built once per machine and kept (extract.test.ts, corpus.test.ts and the soak send the same bytes). */
+const BUILDERS = buildersKey(
+  ["./extract-cases.ts", "../helpers/documents.ts", "../helpers/sevenzip.ts", "../helpers/zip.ts"].map(
+    (f) => new URL(f, import.meta.url).pathname,
+  ),
+);
+
+export const extractCases: ExtractCase[] = cases.map((c) => ({
+  ...c,
+  bytes: () => cachedBuild(BUILDERS, c.name, c.bytes),
+}));

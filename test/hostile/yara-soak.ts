@@ -2,7 +2,7 @@
  * A YARA soak against one real files process: hostile lanes (each its own remote address) cycle
  * through every hostile rule shape, runaway loops and requests abandoned mid-flight, while an
  * ordinary lane scans small files and checks every answer, and a health lane checks `GET /`
- * says ready. Shared by the suite (seconds) and `./loupe bench yara` (minutes).
+ * says ready. `./loupe bench yara` runs it for minutes.
  */
 import type { RealProcess } from "../helpers/real-process.ts";
 import {

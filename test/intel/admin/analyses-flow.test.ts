@@ -1,5 +1,6 @@
 /**
- * The analyst's flow in Chromium, at 1280 and 375 px, on SQLite and PostgreSQL: a real files
+ * The analyst's flow in Chromium, at 1280 and 375 px, on SQLite (the same analyses, enrichment,
+ * links and history search run on both databases in test/intel/analyses/http.test.ts): a real files
  * process with a real clamd behind a real intel server, fake VirusTotal and MISP on loopback. A
  * phishing e-mail whose encrypted attachment (password in the body) holds EICAR is dropped on the
  * Analyse page; its report says malicious with the path; its indicators are enriched (a CLEAR file
@@ -17,7 +18,7 @@ import type { Browser, Page } from "playwright-core";
 import { createToken, createUser } from "../../../src/intel/store/accounts.ts";
 import { launchChromium, screenshot } from "../../helpers/browser.ts";
 import { EICAR, startTestClamd } from "../../helpers/clamd.ts";
-import { describeOnDatabase, describeOnEachDatabase } from "../../helpers/databases.ts";
+import { describeOnDatabase } from "../../helpers/databases.ts";
 import { multipartEmail } from "../../helpers/documents.ts";
 import { vtFixture } from "../../helpers/fake-virustotal.ts";
 import { RED, solid } from "../../helpers/images.ts";
@@ -63,51 +64,48 @@ describe("files analyses in the panel", { skip: skipUnlessCommands("clamd", "zip
       SCAN_TIMEOUT_MS: "30000",
     });
   });
-  describeOnEachDatabase(
-    (kind) => `on ${kind}`,
-    (db) => {
-      const { kind } = db;
-      const vtKnows: Record<string, unknown> = {};
-      let stack: MarkingVendors;
-      let browser: Browser;
-      let dataDir: string;
-      let panel: string;
-      before(async () => {
-        dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-panel-analyses-"));
-        stack = await startMarkingVendors(db, {
-          virustotal: vtKnows,
-          env: { FILES_URL: files?.url ?? "", DATA_DIR: dataDir, INTEL_ANALYSIS_MAX_BYTES: "300000" },
-        });
-        await createUser(stack.server.services.store.db, ADMIN.username, ADMIN.password, true);
-        panel = `${stack.server.url}/${stack.server.services.adminPath}`;
-        browser = await launchChromium();
+  describeOnDatabase("sqlite", "on sqlite", {}, (db) => {
+    const { kind } = db;
+    const vtKnows: Record<string, unknown> = {};
+    let stack: MarkingVendors;
+    let browser: Browser;
+    let dataDir: string;
+    let panel: string;
+    before(async () => {
+      dataDir = await mkdtemp(path.join(os.tmpdir(), "loupe-panel-analyses-"));
+      stack = await startMarkingVendors(db, {
+        virustotal: vtKnows,
+        env: { FILES_URL: files?.url ?? "", DATA_DIR: dataDir, INTEL_ANALYSIS_MAX_BYTES: "300000" },
       });
-      after(async () => {
-        await browser?.close();
-        await stack?.close();
-        await rm(dataDir, { recursive: true, force: true });
-      });
+      await createUser(stack.server.services.store.db, ADMIN.username, ADMIN.password, true);
+      panel = `${stack.server.url}/${stack.server.services.adminPath}`;
+      browser = await launchChromium();
+    });
+    after(async () => {
+      await browser?.close();
+      await stack?.close();
+      await rm(dataDir, { recursive: true, force: true });
+    });
 
-      for (const width of [1280, 375]) {
-        it(`analyses, enriches, links and finds a phishing e-mail at ${width} px`, async () => {
-          const page = await browser.newPage({ viewport: { width, height: 900 } });
-          page.on("dialog", (d) => d.accept());
-          await logIn(page, panel, ADMIN.username, ADMIN.password);
-          const domain = `pay-${kind}-${width}.invoice-portal.com`;
-          const clear = width === 1280;
-          if (clear) vtKnows[`domains/${domain}`] = vtDomain(domain);
-          const { mail, attachment } = await phishingMail(domain);
-          const name = `overdue-${width}.eml`;
-          await upload(page, panel, name, mail, clear);
-          await checkReport(page, name, width);
-          await enrich(page, stack, domain, clear, width);
-          await checkGraph(page, domain, width);
-          await findInHistory(page, panel, sha256(attachment), name, width);
-          await page.close();
-        });
-      }
-    },
-  );
+    for (const width of [1280, 375]) {
+      it(`analyses, enriches, links and finds a phishing e-mail at ${width} px`, async () => {
+        const page = await browser.newPage({ viewport: { width, height: 900 } });
+        page.on("dialog", (d) => d.accept());
+        await logIn(page, panel, ADMIN.username, ADMIN.password);
+        const domain = `pay-${kind}-${width}.invoice-portal.com`;
+        const clear = width === 1280;
+        if (clear) vtKnows[`domains/${domain}`] = vtDomain(domain);
+        const { mail, attachment } = await phishingMail(domain);
+        const name = `overdue-${width}.eml`;
+        await upload(page, panel, name, mail, clear);
+        await checkReport(page, name, width);
+        await enrich(page, stack, domain, clear, width);
+        await checkGraph(page, domain, width);
+        await findInHistory(page, panel, sha256(attachment), name, width);
+        await page.close();
+      });
+    }
+  });
 });
 
 async function upload(page: Page, panel: string, name: string, mail: Buffer, clear: boolean) {

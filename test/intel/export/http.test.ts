@@ -1,14 +1,15 @@
 /**
- * `GET /api/request/<id>/?format=` against a real intel server and a fake VirusTotal, on SQLite and
- * PostgreSQL: 409 while the request runs, the export once it SUCCEEDED (every format of the table),
- * 400 for a bad format.
+ * `GET /api/request/<id>/?format=` against a real intel server and a fake VirusTotal: 409 while the
+ * request runs, the export once it SUCCEEDED (every format of the table), 400 for a bad format. On
+ * SQLite only: the formats are rendered from the graph the store reads, and reading it is proved on
+ * both databases (test/intel/protocol.test.ts, test/intel/hostile-graphs.test.ts).
  */
 import assert from "node:assert/strict";
 import { after, before, it } from "node:test";
 import { EXPORT_TABLE } from "../../../src/intel/domain/export/index.ts";
 import { addCredentials } from "../../../src/intel/store/credentials.ts";
 import { colanderProblems } from "../../helpers/colander-validator.ts";
-import { describeOnEachDatabase } from "../../helpers/databases.ts";
+import { describeOnDatabase } from "../../helpers/databases.ts";
 import { exportValidator } from "../../helpers/export-validators.ts";
 import { type FakeVendor, startFakeVirusTotal, VT_KEY, vtFixture } from "../../helpers/fake-virustotal.ts";
 import { pollUntilDone, type TestIntelServer } from "../../helpers/intel-server.ts";
@@ -19,7 +20,7 @@ import { stixProblems } from "../../helpers/stix-validator.ts";
 const MD5 = "44d88612fea8a8f36de82e1278abb02f";
 const subject = (force: boolean) => ({ super_type: "OBSERVABLE", type: "MD5", value: MD5, force });
 
-describeOnEachDatabase("request export over HTTP", (db) => {
+describeOnDatabase("sqlite", "request export over HTTP on sqlite", {}, (db) => {
   let vt: FakeVendor;
   let server: TestIntelServer;
   let requestId: string;
