@@ -76,6 +76,12 @@ export const FILES_LAYERS: LayerOrder = [
   },
   {
     name: "ground",
-    paths: ["src/files/upload.ts", "src/files/scratch.ts", "src/files/sandbox/", "src/files/config.ts"],
+    paths: [
+      "src/files/upload.ts",
+      "src/files/upload-gc.ts",
+      "src/files/scratch.ts",
+      "src/files/sandbox/",
+      "src/files/config.ts",
+    ],
   },
 ];
