@@ -7,6 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { copyFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../../common/logger.ts";
+import { findProgram } from "../sandbox/memory.ts";
 import { type ClamdAddress, ping } from "./client.ts";
 
 const SIGNATURES = path.join(import.meta.dirname, "signatures");
@@ -22,8 +23,7 @@ export function findClamd(): string | undefined {
   for (const candidate of ["/usr/sbin/clamd", "/usr/bin/clamd"]) {
     if (spawnSync(candidate, ["--version"]).status === 0) return candidate;
   }
-  const r = spawnSync("sh", ["-c", "command -v clamd"], { encoding: "utf8" });
-  return r.status === 0 ? r.stdout.trim() : undefined;
+  return findProgram("clamd") ?? undefined;
 }
 
 export async function startManagedClamd(
