@@ -300,6 +300,12 @@ export const filesSettings = {
     min: 1,
     max: 65535,
   }),
+  clamdScanPaths: oneOf(
+    "FILES_CLAMD_SCAN_PATHS",
+    "auto",
+    "Whether clamd reads each upload from its temp file (SCAN by path) instead of being sent its bytes (INSTREAM): auto = for the clamd Loupe runs itself only; yes only for a clamd on this machine that can read FILES_TMP_DIR and whose MaxFileSize is above FILES_MAX_FILE_SIZE (clamd passes larger files as clean).",
+    ["auto", "yes", "no"],
+  ),
   scanTimeoutMs: integer(
     ["FILES_SCAN_TIMEOUT_MS", "SCAN_TIMEOUT_MS"],
     60_000,

@@ -5,7 +5,14 @@
  */
 import net from "node:net";
 
-export type ClamdAddress = { socket: string } | { host: string; port: number };
+export type ClamdAddress = ({ socket: string } | { host: string; port: number }) & {
+  /**
+   * clamd reads the files it is asked about itself (`SCAN <path>`) instead of being sent their
+   * bytes: for a clamd on this machine that can read Loupe's temp folder and whose MaxFileSize is
+   * above Loupe's (FILES_CLAMD_SCAN_PATHS).
+   */
+  scanPaths?: boolean;
+};
 
 export class ClamdError extends Error {
   readonly short: "engine_unavailable" | "timeout" | "engine_error" | "too_large";

@@ -94,9 +94,10 @@ async function explainClosed(address: ClamdAddress, err: unknown): Promise<never
   );
 }
 
-/** `stream: OK`, `stream: <name> FOUND`, or `… ERROR`. */
-export function parseScanReply(reply: string): ScanVerdict {
-  const body = reply.replace(/^stream:\s*/, "");
+/** `<subject>: OK`, `<subject>: <name> FOUND`, or `… ERROR`; the subject is `stream` or the scanned path. */
+export function parseScanReply(reply: string, subject = "stream"): ScanVerdict {
+  const prefix = `${subject}:`;
+  const body = (reply.startsWith(prefix) ? reply.slice(prefix.length) : reply).trim();
   if (body === "OK") return { infected: false };
   const found = /^(.*) FOUND$/.exec(body);
   if (found?.[1]) return { infected: true, signature: found[1] };

@@ -1,8 +1,9 @@
 /**
- * `POST /analyzer/antivirus`: the upload streamed to clamd (INSTREAM) while it arrives, beside its
- * temp file (kept for the sha256 of an infected file), then every child the walk takes out of it
- * (antivirus-tree.ts); one verdict over the tree, never a 5xx. Other routes (`/analyzer/all`) scan
- * the saved file.
+ * `POST /analyzer/antivirus`: the upload scanned by clamd, then every child the walk takes out of
+ * it (antivirus-tree.ts); one verdict over the tree, never a 5xx. A clamd that reads Loupe's files
+ * (the one Loupe runs) scans the temp file by its path once the upload is in; any other is sent the
+ * bytes (INSTREAM) while they arrive, beside the temp file (kept for the sha256 of an infected
+ * file). Other routes (`/analyzer/all`) scan the saved file.
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -101,11 +102,21 @@ async function answer(
 const UNSCANNED = "Loupe.Unscanned.";
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** The clamd to use: FILES_CLAMD_SOCKET, else FILES_CLAMD_HOST/FILES_CLAMD_PORT, else the one Loupe runs itself. */
+/**
+ * The clamd to use: FILES_CLAMD_SOCKET, else FILES_CLAMD_HOST/FILES_CLAMD_PORT, else the one Loupe
+ * runs itself; scanning by path (FILES_CLAMD_SCAN_PATHS) by default only with the latter, whose
+ * user and limits Loupe chose.
+ */
 export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): ClamdAddress | undefined {
-  if (config.clamdSocket) return { socket: config.clamdSocket };
-  if (config.clamdHost) return { host: config.clamdHost, port: config.clamdPort };
-  return managed;
+  const given: ClamdAddress | undefined = config.clamdSocket
+    ? { socket: config.clamdSocket }
+    : config.clamdHost
+      ? { host: config.clamdHost, port: config.clamdPort }
+      : undefined;
+  const address = given ?? managed;
+  if (!address) return undefined;
+  const scanPaths = config.clamdScanPaths === "auto" ? given === undefined : config.clamdScanPaths === "yes";
+  return { ...address, scanPaths };
 }
 
 export function createAntivirusProcessor(
@@ -155,8 +166,9 @@ export function createAntivirusProcessor(
     fields: Type.Object({ passwords: passwordsFieldSchema }),
     metadataSchema: Type.Null(),
     analysisSchema: antivirusAnalysis,
-    // Without clamd there is nothing to stream to: `run` answers why, once the upload is in.
-    ...(clamd ? { startRun: (ctx: ProcessorContext) => startRun(clamd, ctx) } : {}),
+    // Without clamd there is nothing to stream to: `run` answers why, once the upload is in. A
+    // clamd that reads the temp file itself is not streamed to either: `run` asks it by path.
+    ...(clamd && !clamd.scanPaths ? { startRun: (ctx: ProcessorContext) => startRun(clamd, ctx) } : {}),
     async run(file, fields, ctx) {
       if (!clamd) {
         throw new ProcessorFailure(
