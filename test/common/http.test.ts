@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { createHttpServer } from "../../src/common/http.ts";
 import { createLogger } from "../../src/common/logger.ts";
@@ -100,6 +101,50 @@ describe("shared HTTP bootstrap", () => {
       const res = await fetch(`${url}/`);
       await res.arrayBuffer();
       assert.match(res.headers.get("strict-transport-security") ?? "", /max-age=31536000/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("logs each answered request in one line: method, URL, client, status and time, never the key", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split("\n").filter(Boolean));
+        done();
+      },
+    });
+    const app = await createHttpServer({
+      name: "test",
+      version: "0",
+      description: "",
+      logger: createLogger("info", "test", sink),
+      specPath: "/openapi.json",
+      docsPath: "/docs",
+      rateLimitPerMinute: 0,
+    });
+    app.get("/thing", async () => ({ ok: true }));
+    const url = await app.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      for (const path of ["/thing?x=1", "/missing"])
+        await (
+          await fetch(`${url}${path}`, { headers: { authorization: "Token sekrit-key" } })
+        ).arrayBuffer();
+      await app.close();
+      const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.req || l.res);
+      assert.deepEqual(
+        requests.map((l) => [l.msg, l.req.method, l.req.url, l.res.statusCode]),
+        [
+          ["request completed", "GET", "/thing?x=1", 200],
+          ["request completed", "GET", "/missing", 404],
+        ],
+      );
+      for (const l of requests) {
+        assert.equal(l.req.remoteAddress, "127.0.0.1");
+        assert.equal(typeof l.responseTime, "number");
+        assert.ok(l.reqId);
+      }
+      assert.doesNotMatch(lines.join("\n"), /sekrit-key/);
     } finally {
       await app.close();
     }
