@@ -19,7 +19,7 @@ import type { App } from "../common/http.ts";
 import { multipartFault } from "../common/multipart.ts";
 import { isAlive } from "../common/process.ts";
 import { Scratch } from "./scratch.ts";
-import { noteUploadBytes } from "./upload-gc.ts";
+import { noteUploadProgress } from "./upload-gc.ts";
 
 export interface FileHashes {
   md5: string;
@@ -355,8 +355,8 @@ class CountingStream extends Transform {
   size = 0;
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    noteUploadProgress(this.size, this.size + chunk.length);
     this.size += chunk.length;
-    noteUploadBytes(chunk.length);
     done(null, chunk);
   }
 }

@@ -8,7 +8,7 @@ import { constants, type PerformanceEntry, PerformanceObserver } from "node:perf
 import { after, before, describe, it } from "node:test";
 import { Type } from "typebox";
 import type { Processor } from "../../src/files/processors/processor.ts";
-import { UPLOAD_BYTES_PER_COLLECTION } from "../../src/files/upload-gc.ts";
+import { bytesCounted, UPLOAD_BYTES_PER_COLLECTION, UPLOAD_COUNTED_FROM } from "../../src/files/upload-gc.ts";
 import { postFile, startFilesServer, type TestFilesServer } from "../helpers/files-server.ts";
 import { json } from "../helpers/json.ts";
 
@@ -57,6 +57,14 @@ describe("young collections after large uploads", () => {
       assert.equal(body.processors.sized.analysis.size, bytes.length);
     });
     assert.ok(young >= 1, `${young} young collections`);
+  });
+
+  it("counts an upload only once it is large: photos are left to V8", () => {
+    const MiB = 1024 * 1024;
+    assert.equal(bytesCounted(0, 64 * 1024), 0);
+    assert.equal(bytesCounted(4 * MiB, 5 * MiB), 0, "a 5 MB photo counts nothing");
+    assert.equal(bytesCounted(UPLOAD_COUNTED_FROM - 10, UPLOAD_COUNTED_FROM + 5), UPLOAD_COUNTED_FROM + 5);
+    assert.equal(bytesCounted(20 * MiB, 20 * MiB + 65_536), 65_536);
   });
 
   it("leaves V8's gc function to no one: not this context, not a new one", async () => {
