@@ -42,6 +42,8 @@ for (const scanPaths of ["no", "yes"] as const)
       const body = await json(await fetch(`${server.url}/`));
       assert.equal(body.engines.clamd.ready, true);
       assert.match(body.engines.clamd.version, /^ClamAV \d/);
+      const how = scanPaths === "yes" ? "reads uploads by path" : "sent uploads' bytes (INSTREAM)";
+      assert.equal(body.engines.clamd.detail, `local socket, ${how}`);
     });
 
     it("detects EICAR with the signature name, the file name and engine details", async () => {

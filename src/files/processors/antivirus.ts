@@ -191,7 +191,7 @@ export function createAntivirusProcessor(
           clamd: {
             ready: true,
             version: v.database ? `${v.engine}/${v.database}` : v.engine,
-            detail: describeAddress(clamd),
+            detail: `${describeAddress(clamd)}, ${clamd.scanPaths ? "reads uploads by path" : "sent uploads' bytes (INSTREAM)"}`,
           },
         };
       } catch (err) {
