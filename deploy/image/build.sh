@@ -32,11 +32,14 @@ have_image() { "$ENGINE" image inspect "$1" >/dev/null 2>&1; }
 size_of() { "$ENGINE" image inspect --format '{{.Size}}' "$1" | numfmt --to=iec; }
 
 # 1. The base: Debian's apt variant (apt stays: the role images install their packages with it)
-#    plus tini as PID 1 (forwards signals, reaps children). No docs, man pages or locales.
-if [ "$REBUILD_BASE" = 1 ] || ! have_image "$BASE"; then
+#    plus tini as PID 1 (forwards signals, reaps children) and poppler-utils (pdftotext, for the
+#    Loupe image, which is built without network). No docs, man pages or locales. A base made
+#    before it held pdftotext is made again.
+base_has_pdftotext() { "$ENGINE" run --rm --network=none "$BASE" test -x /usr/bin/pdftotext >/dev/null 2>&1; }
+if [ "$REBUILD_BASE" = 1 ] || ! have_image "$BASE" || ! base_has_pdftotext; then
   command -v mmdebstrap >/dev/null || { log "mmdebstrap is missing: apt-get install mmdebstrap"; exit 1; }
   log "building $BASE from Debian $SUITE packages (mmdebstrap; a few minutes)…"
-  mmdebstrap --variant=apt --mode=root --include=ca-certificates,tini \
+  mmdebstrap --variant=apt --mode=root --include=ca-certificates,tini,poppler-utils \
     --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
     --customize-hook='rm -rf "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/* "$1"/var/log/*' \

@@ -15,7 +15,9 @@ import { Budget } from "../../src/files/processors/extractor/budget.ts";
 import { extractPdf } from "../../src/files/processors/extractor/formats/pdf.ts";
 import { startPdftotext } from "../../src/files/processors/extractor/formats/pdftotext.ts";
 import { normaliseWhitespace, ParseFailure } from "../../src/files/processors/extractor/result.ts";
+import { startChildServer } from "../helpers/child-server.ts";
 import { pdfFromObjects } from "../helpers/documents.ts";
+import { json } from "../helpers/json.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
 const PAGES = ["First page of the incident report", "Second page lists the indicators", "Third page ends it"];
@@ -184,5 +186,23 @@ describe("PDF text with pdftotext", { skip: skipUnlessCommands("pdftotext", "prl
       assert.doesNotMatch(read.extracted.text, /Third page/);
       assert.match(budget.reason ?? "", /FILES_EXTRACT_MAX_CHARS/);
     });
+  });
+});
+
+describe("the health says who reads PDF pages", { skip: skipUnlessCommands("pdftotext") }, () => {
+  const pdfText = async (env: Record<string, string>) => {
+    const server = await startChildServer(["files", "serve"], env);
+    try {
+      return (await json(await fetch(`${server.url}/`))).engines.pdf_text;
+    } finally {
+      await server.stop();
+    }
+  };
+
+  it("pdftotext where poppler-utils is installed, pdf.js (and why) where it is not", async () => {
+    assert.match((await pdfText({})).detail, /^poppler's pdftotext/);
+    const without = await pdfText({ PATH: "/nonexistent" });
+    assert.equal(without.ready, true);
+    assert.match(without.detail, /^pdf\.js: pdftotext is not installed/);
   });
 });

@@ -17,6 +17,7 @@ import type { NodeAnalyses, WalkDone } from "../tree/node-analyses.ts";
 import { type ShownNode, shownNodes } from "../tree/nodes.ts";
 import type { Walker } from "../tree/walk.ts";
 import { ocrEngine } from "./backends/ocr.ts";
+import { hasPdftotext } from "./formats/pdftotext.ts";
 import { passwordsFieldSchema } from "./passwords-field.ts";
 
 export function createExtractorProcessor(
@@ -91,11 +92,22 @@ export function createExtractorProcessor(
     async engines() {
       return {
         extractor: walker.engine(),
+        pdf_text: pdfTextEngine(),
         ...(config.ocr ? { ocr: await ocrEngine() } : {}),
       };
     },
     close: () => analyses.close(),
   };
+}
+
+/** Who reads PDF pages: an image without poppler-utils falls back to pdf.js, about twice as slow. */
+function pdfTextEngine() {
+  return hasPdftotext()
+    ? { ready: true, detail: "poppler's pdftotext (-raw), pdf.js for what it cannot read" }
+    : {
+        ready: true,
+        detail: "pdf.js: pdftotext is not installed (poppler-utils reads text PDFs about twice as fast)",
+      };
 }
 
 type TreeShown = Omit<ShownNode, "hashes"> & {
