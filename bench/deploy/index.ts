@@ -3,8 +3,8 @@
  * the images `./loupe image build` made — PostgreSQL, clamd (on Loupe's test signatures: no
  * signature mirror is reachable from test machines), files, the intel API, two workers, and the
  * fake VirusTotal of the `test` profile on the stack's network. Checks each one's health, an
- * EICAR upload, a thumbnail, the admin panel at its path, a lookup through the fake vendor whose
- * worker is killed mid-call (the other worker takes the job once the lease ends), `doctor` inside
+ * EICAR upload, a thumbnail, pdftotext in the image, the admin panel at its path, a lookup
+ * through the fake vendor whose worker is killed mid-call (the other worker takes the job once the lease ends), `doctor` inside
  * the image, and a clean stop. Prints how long each step took. Not part of `./loupe test`.
  */
 import { spawnSync } from "node:child_process";
@@ -114,6 +114,11 @@ async function runChecks(stack: Stack): Promise<void> {
     const out = Buffer.from(await res.arrayBuffer());
     assertThat(res.status === 200 && out.subarray(1, 4).toString() === "PNG", `thumbnail: ${res.status}`);
   });
+  await step("PDF pages read by pdftotext", async () => {
+    const health = (await (await fetch(`${files}/`)).json()) as { engines: { pdf_text?: { detail: string } } };
+    const detail = health.engines.pdf_text?.detail ?? "none";
+    assertThat(detail.startsWith("poppler's pdftotext"), `PDF text in the image: ${detail}`);
+  });
   await step("admin panel at its path", async () => {
     const res = await fetch(`${intel}/${stack.adminPath}/`, { redirect: "manual" });
     const body = await res.text();
@@ -147,7 +152,8 @@ async function setUp(stack: Stack): Promise<string> {
   );
   const key = /[0-9a-f]{40}/.exec(stack.loupe(["intel", "token", "create", "--username", "bench"]))?.[0];
   if (!key) throw new Error("no API key printed");
-  stack.loupe(["intel", "credentials", "set", "virustotal", `api_key=${VT_KEY}`]);
+  // Secrets go on stdin: the command refuses them as arguments (shell history, the process list).
+  stack.loupe(["intel", "credentials", "set", "virustotal"], `api_key=${VT_KEY}\n`);
   return key;
 }
 
