@@ -5,7 +5,8 @@
  * fake VirusTotal of the `test` profile on the stack's network. Checks each one's health, an
  * EICAR upload, a thumbnail, pdftotext in the image, the admin panel at its path, a lookup
  * through the fake vendor whose worker is killed mid-call (the other worker takes the job once
- * the lease ends), `doctor` inside the image, and a clean stop. Prints how long each step took. Not part of `./loupe test`.
+ * the lease ends), `doctor` inside the image, and a clean stop. Prints how long each step took.
+ * Not part of `./loupe test`.
  */
 import { spawnSync } from "node:child_process";
 import http from "node:http";
