@@ -116,7 +116,9 @@ async function runChecks(stack: Stack): Promise<void> {
     assertThat(res.status === 200 && out.subarray(1, 4).toString() === "PNG", `thumbnail: ${res.status}`);
   });
   await step("PDF pages read by pdftotext", async () => {
-    const health = (await (await fetch(`${files}/`)).json()) as { engines: { pdf_text?: { detail: string } } };
+    const health = (await (await fetch(`${files}/`)).json()) as {
+      engines: { pdf_text?: { detail: string } };
+    };
     const detail = health.engines.pdf_text?.detail ?? "none";
     assertThat(detail.startsWith("poppler's pdftotext"), `PDF text in the image: ${detail}`);
   });
