@@ -4,14 +4,13 @@
  * read is an error, never clean).
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { ClamdError, scanFile } from "../../src/files/clamd/client.ts";
 import { readFilesConfig } from "../../src/files/config.ts";
 import { configuredClamd } from "../../src/files/processors/antivirus.ts";
-import { EICAR, startTestClamd } from "../helpers/clamd.ts";
+import { EICAR, suiteClamdAndFolder } from "../helpers/clamd.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
 describe("which clamd reads files by path (FILES_CLAMD_SCAN_PATHS)", () => {
@@ -39,21 +38,12 @@ describe("which clamd reads files by path (FILES_CLAMD_SCAN_PATHS)", () => {
 });
 
 describe("SCAN by path against a real clamd", { skip: skipUnlessCommands("clamd") }, () => {
-  let clamd: Awaited<ReturnType<typeof startTestClamd>>;
-  let dir: string;
-  before(async () => {
-    clamd = await startTestClamd(10_000_000);
-    dir = await mkdtemp(path.join(os.tmpdir(), "loupe-clamd-paths-"));
-  });
-  after(async () => {
-    await clamd.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-  const byPath = () => ({ ...clamd.address, scanPaths: true });
+  const suite = suiteClamdAndFolder(10_000_000);
+  const byPath = () => ({ ...suite.clamd.address, scanPaths: true });
 
   it("finds a signature in a file whose name holds spaces and a colon, and passes a clean one", async () => {
-    const infected = path.join(dir, "invoice: final copy.com");
-    const clean = path.join(dir, "letter: to a friend.txt");
+    const infected = path.join(suite.dir, "invoice: final copy.com");
+    const clean = path.join(suite.dir, "letter: to a friend.txt");
     await writeFile(infected, EICAR);
     await writeFile(clean, "just a letter\n");
     assert.deepEqual(await scanFile(byPath(), infected, 10_000), {
@@ -64,14 +54,14 @@ describe("SCAN by path against a real clamd", { skip: skipUnlessCommands("clamd"
   });
 
   it("a relative path is made absolute (clamd resolves paths against its own folder)", async () => {
-    const file = path.join(dir, "relative.com");
+    const file = path.join(suite.dir, "relative.com");
     await writeFile(file, EICAR);
     const relative = path.relative(process.cwd(), file);
     assert.equal((await scanFile(byPath(), relative, 10_000)).infected, true);
   });
 
   it("a file clamd cannot read is an engine error, not a clean verdict", async () => {
-    const missing = path.join(dir, "gone.bin");
+    const missing = path.join(suite.dir, "gone.bin");
     await assert.rejects(
       scanFile(byPath(), missing, 10_000),
       (err: unknown) =>

@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { after, before } from "node:test";
 import { type ManagedClamd, startManagedClamd } from "../../src/files/clamd/managed.ts";
 
 export async function startTestClamd(maxFileSize = 50_000_000): Promise<ManagedClamd & { dir: string }> {
@@ -15,6 +16,22 @@ export async function startTestClamd(maxFileSize = 50_000_000): Promise<ManagedC
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+export type TestClamd = Awaited<ReturnType<typeof startTestClamd>>;
+
+/** For the suite it is called in: a test clamd and a temp folder, made before its tests, removed after. */
+export function suiteClamdAndFolder(maxFileSize: number): { clamd: TestClamd; dir: string } {
+  const suite = {} as { clamd: TestClamd; dir: string };
+  before(async () => {
+    suite.clamd = await startTestClamd(maxFileSize);
+    suite.dir = await mkdtemp(path.join(os.tmpdir(), "loupe-clamd-suite-"));
+  });
+  after(async () => {
+    await suite.clamd.stop();
+    await rm(suite.dir, { recursive: true, force: true });
+  });
+  return suite;
 }
 
 /** The EICAR test file, assembled at run time. */
