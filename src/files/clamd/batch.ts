@@ -12,7 +12,7 @@ import { pipeline } from "node:stream/promises";
 import { scanFile } from "./client.ts";
 import { type ClamdAddress, ClamdError } from "./connection.ts";
 import { InstreamSession, type ScanVerdict } from "./instream.ts";
-import { storedZip, type ZipMember } from "./stored-zip.ts";
+import { storedZip, ZIP_MAX_MEMBERS, type ZipMember } from "./stored-zip.ts";
 
 export interface BatchFile {
   /** The caller's name for the file (returned with its detection). */
@@ -49,13 +49,13 @@ export async function scanFiles(
   return result;
 }
 
-/** Consecutive files up to `limit` bytes per batch; a file over it is a batch of its own. */
+/** Consecutive files up to `limit` bytes (and ZIP_MAX_MEMBERS) per batch; a file over it is a batch of its own. */
 function batches(files: BatchFile[], limit: number): BatchFile[][] {
   const out: BatchFile[][] = [];
   let current: BatchFile[] = [];
   let bytes = 0;
   for (const f of files) {
-    if (current.length > 0 && bytes + f.size > limit) {
+    if (current.length > 0 && (bytes + f.size > limit || current.length === ZIP_MAX_MEMBERS)) {
       out.push(current);
       current = [];
       bytes = 0;

@@ -8,8 +8,8 @@
  * its streaming Zip gives each size after the bytes, in a data descriptor, which clamd does not
  * read for stored members: it passed them as clean (test/files/clamd-batch.test.ts).
  *
- * No zip64: fewer than 65,535 members and under 4 GiB in all, far above a batch's bounds
- * (FILES_ANTIVIRUS_BATCH_BYTES).
+ * No zip64: ZIP_MAX_MEMBERS members and under 4 GiB in all (batch.ts cuts its batches there; its
+ * byte bound, FILES_ANTIVIRUS_BATCH_BYTES, is far below).
  */
 import { crc32 } from "node:zlib";
 
@@ -24,7 +24,8 @@ const CENTRAL_HEADER = 0x02014b50;
 const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
 const VERSION = 20; // 2.0: what a stored member needs
 const DOS_DATE_1980_01_01 = (0 << 9) | (1 << 5) | 1;
-const MAX_MEMBERS = 0xffff;
+/** Members one zip holds at most (the end record counts them in 16 bits). */
+export const ZIP_MAX_MEMBERS = 0xfffe;
 const MAX_OFFSET = 0xffffffff;
 
 interface Written {
@@ -35,8 +36,8 @@ interface Written {
 }
 
 export function storedZip(members: ZipMember[]): Buffer[] {
-  if (members.length >= MAX_MEMBERS)
-    throw new RangeError(`a stored zip holds fewer than ${MAX_MEMBERS} members`);
+  if (members.length > ZIP_MAX_MEMBERS)
+    throw new RangeError(`a stored zip holds ${ZIP_MAX_MEMBERS} members at most`);
   const out: Buffer[] = [];
   const written: Written[] = [];
   let offset = 0;
