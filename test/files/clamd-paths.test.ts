@@ -4,13 +4,14 @@
  * read is an error, never clean).
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { ClamdError, scanFile } from "../../src/files/clamd/client.ts";
 import { readFilesConfig } from "../../src/files/config.ts";
 import { configuredClamd } from "../../src/files/processors/antivirus.ts";
-import { EICAR, suiteClamdAndFolder } from "../helpers/clamd.ts";
+import { EICAR, LOUPE_MARKER, suiteClamdAndFolder } from "../helpers/clamd.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
 describe("which clamd reads files by path (FILES_CLAMD_SCAN_PATHS)", () => {
@@ -18,7 +19,7 @@ describe("which clamd reads files by path (FILES_CLAMD_SCAN_PATHS)", () => {
   const clamdOf = (env: NodeJS.ProcessEnv) => configuredClamd(readFilesConfig(env), managed);
 
   it("auto: the clamd Loupe runs itself does, one named by the operator does not", () => {
-    assert.deepEqual(clamdOf({}), { socket: managed.socket, scanPaths: true });
+    assert.deepEqual(clamdOf({}), { socket: managed.socket, scanPaths: true, pathMaxBytes: 250_000_000 });
     assert.deepEqual(clamdOf({ FILES_CLAMD_SOCKET: "/run/clamav/clamd.ctl" }), {
       socket: "/run/clamav/clamd.ctl",
       scanPaths: false,
@@ -31,7 +32,14 @@ describe("which clamd reads files by path (FILES_CLAMD_SCAN_PATHS)", () => {
   });
 
   it("yes and no override auto either way", () => {
-    assert.equal(clamdOf({ FILES_CLAMD_SOCKET: "/s", FILES_CLAMD_SCAN_PATHS: "yes" })?.scanPaths, true);
+    assert.deepEqual(
+      clamdOf({ FILES_CLAMD_SOCKET: "/s", FILES_CLAMD_SCAN_PATHS: "yes", FILES_MAX_FILE_SIZE: "1000" }),
+      {
+        socket: "/s",
+        scanPaths: true,
+        pathMaxBytes: 1000,
+      },
+    );
     assert.equal(clamdOf({ FILES_CLAMD_SCAN_PATHS: "no" })?.scanPaths, false);
     assert.throws(() => clamdOf({ FILES_CLAMD_SCAN_PATHS: "sometimes" }), /FILES_CLAMD_SCAN_PATHS/);
   });
@@ -61,11 +69,25 @@ describe("SCAN by path against a real clamd", { skip: skipUnlessCommands("clamd"
   });
 
   it("a file clamd cannot read is an engine error, not a clean verdict", async () => {
-    const missing = path.join(suite.dir, "gone.bin");
+    // A FIFO: Loupe sees a file of 0 bytes, clamd cannot scan it and answers an ERROR.
+    const fifo = path.join(suite.dir, "not-a-regular-file");
+    execFileSync("mkfifo", [fifo]);
     await assert.rejects(
-      scanFile(byPath(), missing, 10_000),
+      scanFile(byPath(), fifo, 10_000),
       (err: unknown) =>
         err instanceof ClamdError && err.short === "engine_error" && /ERROR/.test(err.message),
+    );
+  });
+
+  it("a file larger than FILES_MAX_FILE_SIZE (a child out of an archive) is sent, and refused, never passed unread", async () => {
+    // clamd's MaxFileSize is 11 MB here (startTestClamd(10 MB)); the signature sits past it.
+    const big = path.join(suite.dir, "child-of-a-bomb.bin");
+    await writeFile(big, Buffer.concat([Buffer.alloc(12 * 1024 * 1024, 0x41), LOUPE_MARKER]));
+    // Why the bound: asked by path, clamd skips a file over its MaxFileSize and answers OK.
+    assert.deepEqual(await scanFile(byPath(), big, 20_000), { infected: false });
+    await assert.rejects(
+      scanFile({ ...byPath(), pathMaxBytes: 10_000_000 }, big, 20_000),
+      (err: unknown) => err instanceof ClamdError && err.short === "too_large",
     );
   });
 });

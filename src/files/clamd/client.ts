@@ -4,6 +4,7 @@
  * (4-byte big-endian size, then the bytes; a zero size ends it).
  */
 import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { type ClamdAddress, ClamdConnection } from "./connection.ts";
@@ -38,7 +39,7 @@ export async function version(
  * else sent over INSTREAM.
  */
 export async function scanFile(address: ClamdAddress, file: string, timeoutMs: number): Promise<ScanVerdict> {
-  if (address.scanPaths) {
+  if (address.scanPaths && (await stat(file)).size <= (address.pathMaxBytes ?? Number.POSITIVE_INFINITY)) {
     const absolute = path.resolve(file);
     return parseScanReply(await exchange(address, `SCAN ${absolute}`, timeoutMs), absolute);
   }

@@ -12,6 +12,12 @@ export type ClamdAddress = ({ socket: string } | { host: string; port: number })
    * above Loupe's (FILES_CLAMD_SCAN_PATHS).
    */
   scanPaths?: boolean;
+  /**
+   * The largest file asked about by path (FILES_MAX_FILE_SIZE, under clamd's MaxFileSize); a larger
+   * one (a child taken out of an archive can be) is sent over INSTREAM, which refuses it past
+   * StreamMaxLength, where SCAN would skip it and answer OK.
+   */
+  pathMaxBytes?: number;
 };
 
 export class ClamdError extends Error {

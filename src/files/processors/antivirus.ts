@@ -116,7 +116,7 @@ export function configuredClamd(config: FilesConfig, managed?: ClamdAddress): Cl
   const address = given ?? managed;
   if (!address) return undefined;
   const scanPaths = config.clamdScanPaths === "auto" ? given === undefined : config.clamdScanPaths === "yes";
-  return { ...address, scanPaths };
+  return scanPaths ? { ...address, scanPaths, pathMaxBytes: config.maxFileSize } : { ...address, scanPaths };
 }
 
 export function createAntivirusProcessor(
