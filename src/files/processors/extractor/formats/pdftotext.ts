@@ -2,11 +2,10 @@
  * PDF page text from poppler's `pdftotext` (C++, about twice as fast as pdf.js's JavaScript text
  * layout), run as a child process of the extraction sandbox: the file's path (or its bytes on
  * stdin, for one that is not on disk), the text of every page on its stdout, one form feed after
- * each page. `-raw` keeps the content stream's
- * order, as pdf.js does (tables row by row). The child is bounded on its own: a data-size rlimit
- * (the sandbox's watchdog reads only its own process), the time the budget has left, and a cap on
- * the bytes of text it may write; it is in the sandbox's process group, so a sandbox killed at
- * its hard limit takes it along.
+ * each page. `-raw` keeps the content stream's order, as pdf.js does (tables row by row). The
+ * child is bounded on its own: a data-size rlimit (the sandbox's watchdog reads only its own
+ * process), the time the budget has left, and a cap on the bytes of text it may write; it is in
+ * the sandbox's process group, so a sandbox killed at its hard limit takes it along.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -49,8 +48,8 @@ export const hasPdftotext = (): boolean => installed().pdftotext !== null;
 
 /** `input`: a file's path, or "-" for stdin. */
 function spawnPdftotext(input: string, memoryMb: number): ChildProcess {
-  const { prlimit } = installed();
-  const pdftotext = [installed().pdftotext ?? "pdftotext", ...ARGS, input, "-"];
+  const { prlimit, pdftotext: program } = installed();
+  const pdftotext = [program ?? "pdftotext", ...ARGS, input, "-"];
   const [command, args] = prlimit
     ? [prlimit, [`--data=${memoryMb * MB}`, "--", ...pdftotext]]
     : [pdftotext[0] as string, pdftotext.slice(1)];
