@@ -1,17 +1,21 @@
 /**
  * clamd reading Loupe's files by path (FILES_CLAMD_SCAN_PATHS): which clamd may, and the SCAN
  * command against a real clamd (names with spaces and colons, a detection, a path clamd cannot
- * read is an error, never clean).
+ * read is an error, never clean, a file over clamd's MaxFileSize sent and refused), and a bomb's
+ * oversized child through a real files process.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
+import { zipSync } from "fflate";
 import { ClamdError, scanFile } from "../../src/files/clamd/client.ts";
 import { readFilesConfig } from "../../src/files/config.ts";
 import { configuredClamd } from "../../src/files/processors/antivirus.ts";
+import { startChildServer } from "../helpers/child-server.ts";
 import { EICAR, LOUPE_MARKER, suiteClamdAndFolder } from "../helpers/clamd.ts";
+import { json } from "../helpers/json.ts";
 import { skipUnlessCommands } from "../helpers/requires.ts";
 
 describe("which clamd reads files by path (FILES_CLAMD_SCAN_PATHS)", () => {
@@ -89,5 +93,40 @@ describe("SCAN by path against a real clamd", { skip: skipUnlessCommands("clamd"
       scanFile({ ...byPath(), pathMaxBytes: 10_000_000 }, big, 20_000),
       (err: unknown) => err instanceof ClamdError && err.short === "too_large",
     );
+  });
+});
+
+describe("a bomb's child too large for clamd, through a files process that scans by path", {
+  skip: skipUnlessCommands("clamd"),
+}, () => {
+  const suite = suiteClamdAndFolder(2_000_000);
+
+  it("is named as not scanned (never clean), and the same process answers afterwards", async () => {
+    const server = await startChildServer(["files", "serve"], {
+      CLAMD_SOCKET: "socket" in suite.clamd.address ? suite.clamd.address.socket : "",
+      FILES_CLAMD_SCAN_PATHS: "yes",
+      MAX_FILE_SIZE: "2000000",
+    });
+    try {
+      // 6 MB inflated from a few KB: over the upload limit, clamd's MaxFileSize and StreamMaxLength.
+      const child = Buffer.concat([Buffer.alloc(6 * 1024 * 1024), LOUPE_MARKER]);
+      const bomb = zipSync({ "payload.bin": child }, { level: 9 });
+      const form = new FormData();
+      form.append("file", new Blob([bomb]), "bomb.zip");
+      const res = await fetch(`${server.url}/analyzer/antivirus`, { method: "POST", body: form });
+      assert.equal(res.status, 200);
+      const analysis = (await json(res)).processors.antivirus.analysis;
+      assert.equal(analysis.infected, false);
+      assert.equal(analysis.extra?.complete, false, JSON.stringify(analysis));
+      assert.deepEqual(
+        analysis.extra.not_scanned.map((n: { path: string }) => n.path),
+        ["bomb.zip › payload.bin"],
+      );
+      const health = await json(await fetch(`${server.url}/`));
+      assert.equal(health.engines.clamd.ready, true);
+      assert.equal(server.child.exitCode, null, "the same process answers");
+    } finally {
+      await server.stop();
+    }
   });
 });
